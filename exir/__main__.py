@@ -1,0 +1,84 @@
+"""``python -m exportpass_fix``: make the upstream patch, or check the fix.
+
+Exit status: 0 done; 1 the check found the fix not working; 2 refused (bad
+input: the tree, the output directory or the installed ExecuTorch does not
+fit), with nothing written or changed.
+"""
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_REFUSED = 2
+
+
+def installed_executorch_dir() -> Optional[Path]:
+    """The installed ``executorch`` package directory, without importing it."""
+    spec = importlib.util.find_spec("executorch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _patch(args: argparse.Namespace) -> int:
+    from .upstream_patch import make_patch, PatchRefused
+
+    tree = args.tree or installed_executorch_dir()
+    if tree is None:
+        print(
+            "exportpass_fix patch: no executorch installed here; pass --tree",
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
+    try:
+        path = make_patch(Path(tree), Path(args.output_dir), author=args.author)
+    except PatchRefused as refusal:
+        print(f"exportpass_fix patch: refused: {refusal}", file=sys.stderr)
+        return EXIT_REFUSED
+    print(path)
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .check import run_check
+
+    return run_check() if args.command == "check" else EXIT_REFUSED
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m exportpass_fix")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    patch = commands.add_parser(
+        "patch", help="write the git-am-ready upstream patch for an ExecuTorch tree"
+    )
+    patch.add_argument(
+        "--tree",
+        type=Path,
+        help="ExecuTorch checkout root or executorch package directory"
+        " (default: the installed executorch)",
+    )
+    patch.add_argument(
+        "-o", "--output-dir", default=".", help="where to write the patch"
+    )
+    patch.add_argument(
+        "--author", help='"Name <email>" for the From: line (default: git config)'
+    )
+    patch.set_defaults(run=_patch)
+
+    check = commands.add_parser(
+        "check",
+        help="run the issue's repro and reduced model unpatched and with the fix",
+    )
+    check.set_defaults(run=_check)
+
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

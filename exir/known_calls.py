@@ -1,0 +1,18 @@
+"""Fingerprints of the unfixed ``_ExportPassBase.call`` this project patches.
+
+Each key is the sha256 of the method's source lines exactly as upstream ships
+them in ``exir/pass_base.py`` (indentation and trailing newline included); the
+value names the releases where that text was checked. The patch maker and the
+backport only replace a ``call`` whose fingerprint is listed here, so a tree or
+wheel whose ``call`` changed upstream (perhaps by fixing #22309 another way)
+is refused rather than patched blind.
+"""
+
+from typing import Dict
+
+UNFIXED_CALL_SHA256: Dict[str, str] = {
+    "689e39bb23b9834cd8d0862b213ef51001a668aea6bf53c7398d4ff45c70ab0c": (
+        "ExecuTorch v1.3.1, v1.4.0, v1.4.1 (release/1.4), v1.5.1 and main"
+        " as of 2026-08-22"
+    ),
+}

@@ -1,0 +1,55 @@
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from exportpass_fix.upstream_patch import TEST_PASS_INFRA
+from trees import executorch_dir, linked_tree, patched_texts
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def patched() -> dict:
+    """Relative path -> patched text, for the installed wheel."""
+    return patched_texts()
+
+
+@pytest.fixture(scope="session")
+def patched_tree(tmp_path_factory: pytest.TempPathFactory, patched: dict) -> Path:
+    """The installed executorch, linked, with the fix and the test swapped in."""
+    return linked_tree(tmp_path_factory.mktemp("patched"), patched)
+
+
+@pytest.fixture(scope="session")
+def unfixed_tree(tmp_path_factory: pytest.TempPathFactory, patched: dict) -> Path:
+    """The installed executorch, linked, with the new test but not the fix."""
+    return linked_tree(
+        tmp_path_factory.mktemp("unfixed"),
+        {TEST_PASS_INFRA: patched[TEST_PASS_INFRA]},
+    )
+
+
+def git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["git", "-c", "user.name=CI", "-c", "user.email=ci@invalid", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.fixture
+def wheel_exir_repo(tmp_path: Path) -> Path:
+    """A git repository whose first commit is the wheel's exir/ .py files."""
+    repo = tmp_path / "et"
+    source = executorch_dir() / "exir"
+    for path in source.rglob("*.py"):
+        if "__pycache__" in path.parts:
+            continue
+        target = repo / "exir" / path.relative_to(source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "wheel")):
+        assert git(repo, *args).returncode == 0
+    return repo
