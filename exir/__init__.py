@@ -6,3 +6,12 @@ tooling around them: the patch maker (``python -m exportpass_fix patch``) and
 the backport for installed wheels (``apply``, ``revert``, ``is_fixed``).
 Importing this package imports neither torch nor executorch.
 """
+
+from .backport import (  # noqa: F401
+    applied,
+    apply,
+    BackportRefused,
+    installed_version,
+    is_fixed,
+    revert,
+)

@@ -1,0 +1,60 @@
+"""The issue's repro as a library: a graph whose placeholders are all lifted
+constants, and a count of the FakeTensorModes in a graph's values.
+
+Used by ``is_fixed`` (a behavioural check), ``python -m exportpass_fix check``
+and the benchmark. Importing it imports torch.
+"""
+
+from typing import List, Set
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+
+def constant_fake(value: float, mode: FakeTensorMode) -> FakeTensor:
+    """A FakeTensor carrying its real value, as constant propagation makes."""
+    real = torch.tensor(value)
+    with mode:
+        meta = torch.empty(real.shape, dtype=real.dtype, device="meta")
+    return FakeTensor(mode, meta, torch.device("cpu"), constant=real)
+
+
+def constant_mul_graph(mode: FakeTensorMode) -> torch.fx.GraphModule:
+    """``c_lhs * c_rhs`` where both placeholders are constants of ``mode``."""
+    graph = torch.fx.Graph()
+    lhs = graph.placeholder("c_lhs")
+    rhs = graph.placeholder("c_rhs")
+    lhs.meta["val"] = constant_fake(2.0, mode)
+    rhs.meta["val"] = constant_fake(3.0, mode)
+    mul = graph.call_function(torch.ops.aten.mul.Tensor, (lhs, rhs))
+    with mode:
+        mul.meta["val"] = torch.ops.aten.mul.Tensor(lhs.meta["val"], rhs.meta["val"])
+    out = graph.output((mul,))
+    out.meta["val"] = (mul.meta["val"],)
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+def node_values(graph_module: torch.fx.GraphModule) -> List[object]:
+    """Every node's ``meta["val"]``, tuples and lists flattened one level."""
+    values: List[object] = []
+    for node in graph_module.graph.nodes:
+        value = node.meta.get("val")
+        values.extend(value if isinstance(value, (list, tuple)) else [value])
+    return values
+
+
+def fake_modes(graph_module: torch.fx.GraphModule) -> Set[int]:
+    """The ids of the FakeTensorModes that the graph's values belong to."""
+    return {
+        id(value.fake_mode)
+        for value in node_values(graph_module)
+        if isinstance(value, FakeTensor)
+    }
+
+
+def modes_after_export_pass() -> int:
+    """How many FakeTensorModes ``ExportPass`` leaves in the issue's graph."""
+    from executorch.exir.pass_base import ExportPass
+
+    graph_module = constant_mul_graph(FakeTensorMode(allow_non_fake_inputs=True))
+    return len(fake_modes(ExportPass()(graph_module).graph_module))
