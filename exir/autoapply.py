@@ -26,7 +26,9 @@ def _apply_or_warn(pass_base: types.ModuleType) -> None:
     try:
         apply_to(pass_base)
     except BackportRefused as refusal:
-        warnings.warn(f"{ENV_VAR}=1 but the fix was not applied: {refusal}")
+        warnings.warn(
+            f"{ENV_VAR}=1 but the fix was not applied: {refusal}", stacklevel=2
+        )
 
 
 class _ApplyAfterExec(importlib.abc.Loader):
