@@ -5,15 +5,17 @@ Used by ``is_fixed`` (a behavioural check), ``python -m exportpass_fix check``
 and the benchmark. Importing it imports torch.
 """
 
-from typing import List, Set
+from typing import List, Set, Union
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 
-def constant_fake(value: float, mode: FakeTensorMode) -> FakeTensor:
+def constant_fake(
+    value: Union[float, torch.Tensor], mode: FakeTensorMode
+) -> FakeTensor:
     """A FakeTensor carrying its real value, as constant propagation makes."""
-    real = torch.tensor(value)
+    real = value if isinstance(value, torch.Tensor) else torch.tensor(value)
     with mode:
         meta = torch.empty(real.shape, dtype=real.dtype, device="meta")
     return FakeTensor(mode, meta, torch.device("cpu"), constant=real)

@@ -1,0 +1,132 @@
+"""Bad input to the patch maker's CLI: a specific message, exit status 2
+(refused; 0 is success, 1 a failed check), and nothing written or changed."""
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable, Dict, List
+
+import pytest
+
+from exportpass_fix.__main__ import EXIT_REFUSED
+from exportpass_fix.upstream_patch import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from trees import executorch_dir
+
+
+def _copy_tree(root: Path, texts: Dict[str, str]) -> Path:
+    for relative, text in texts.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    return root
+
+
+def _wheel_texts() -> Dict[str, str]:
+    return {
+        relative: (executorch_dir() / relative).read_text()
+        for relative in (PASS_BASE, TEST_PASS_INFRA)
+    }
+
+
+def _edited_call(texts: Dict[str, str]) -> Dict[str, str]:
+    marker = "        inputs = self.inputs(graph_module)\n"
+    assert marker in texts[PASS_BASE]
+    edited = texts[PASS_BASE].replace(marker, marker + "        inputs = inputs\n", 1)
+    return {**texts, PASS_BASE: edited}
+
+
+def _with_test_only(texts: Dict[str, str], patched: dict) -> Dict[str, str]:
+    return {**texts, TEST_PASS_INFRA: patched[TEST_PASS_INFRA]}
+
+
+TREES: Dict[str, Callable[[Path, dict], Path]] = {
+    "missing path": lambda root, patched: root / "nowhere",
+    "not executorch": lambda root, patched: _copy_tree(root, {"README.md": "hi"}),
+    "no test file": lambda root, patched: _copy_tree(
+        root, {PASS_BASE: _wheel_texts()[PASS_BASE]}
+    ),
+    "already patched": lambda root, patched: _copy_tree(root, dict(patched)),
+    "edited call": lambda root, patched: _copy_tree(root, _edited_call(_wheel_texts())),
+    "test already added": lambda root, patched: _copy_tree(
+        root, _with_test_only(_wheel_texts(), patched)
+    ),
+}
+MESSAGES = {
+    "missing path": "no such directory",
+    "not executorch": "is not an ExecuTorch tree: exir/pass_base.py is missing",
+    "no test file": "exir/tests/test_pass_infra.py is missing",
+    "already patched": "the fix for #22309 is already applied",
+    "edited call": "differs from every unfixed version the patch knows",
+    "test already added": f"{TEST_CLASS} is already there",
+}
+
+
+def _snapshot(root: Path) -> Dict[str, str]:
+    if not root.exists():
+        return {}
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _patch_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "patch", *args],
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize("case", sorted(TREES))
+def test_bad_tree_is_refused_and_nothing_changes(
+    case: str, tmp_path: Path, patched: dict
+) -> None:
+    tree = TREES[case](tmp_path / "tree", patched)
+    out = tmp_path / "out"
+    out.mkdir()
+    before = _snapshot(tmp_path)
+
+    done = _patch_cli("--tree", str(tree), "-o", str(out))
+
+    assert done.returncode == EXIT_REFUSED == 2, done.stdout + done.stderr
+    assert MESSAGES[case] in done.stderr
+    assert done.stdout == ""
+    assert _snapshot(tmp_path) == before
+
+
+def _out_dirs(tmp_path: Path) -> Dict[str, List[str]]:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a directory")
+    return {
+        # Root writes anywhere it has permission bits for; /proc takes no
+        # new files from anyone.
+        "unwritable": ["/proc", "is not writable"],
+        "a file": [str(a_file), "is not a directory"],
+        "missing": [str(tmp_path / "missing" / "deeper"), "does not exist"],
+    }
+
+
+@pytest.mark.parametrize("case", ["unwritable", "a file", "missing"])
+def test_bad_output_directory_is_refused_and_nothing_written(
+    case: str, tmp_path: Path
+) -> None:
+    out, message = _out_dirs(tmp_path)[case]
+    before = _snapshot(tmp_path)
+    wheel_before = _snapshot(executorch_dir() / "exir")
+
+    done = _patch_cli("-o", out)
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert _snapshot(tmp_path) == before
+    assert _snapshot(executorch_dir() / "exir") == wheel_before
+
+
+def test_usage_errors_exit_2_without_writing(tmp_path: Path) -> None:
+    done = _patch_cli("--no-such-flag", "-o", str(tmp_path))
+
+    assert done.returncode == 2
+    assert "unrecognized arguments" in done.stderr
+    assert list(tmp_path.iterdir()) == []
