@@ -7,11 +7,22 @@ the backport for installed wheels (``apply``, ``revert``, ``is_fixed``).
 Importing this package imports neither torch nor executorch.
 """
 
-from .backport import (  # noqa: F401
-    applied,
-    apply,
-    BackportRefused,
-    installed_version,
-    is_fixed,
-    revert,
+_BACKPORT_NAMES = (
+    "applied",
+    "apply",
+    "BackportRefused",
+    "installed_version",
+    "is_fixed",
+    "revert",
 )
+__all__ = list(_BACKPORT_NAMES)
+
+
+def __getattr__(name: str) -> object:
+    # Lazy, so the EXPORTPASS_FIX start-up hook (exportpass_fix.autoapply)
+    # imports nothing else of the package until executorch is imported.
+    if name in _BACKPORT_NAMES:
+        from . import backport
+
+        return getattr(backport, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

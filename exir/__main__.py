@@ -46,7 +46,7 @@ def _patch(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from .check import run_check
 
-    return run_check() if args.command == "check" else EXIT_REFUSED
+    return run_check()
 
 
 def main(argv: Optional[List[str]] = None) -> int:

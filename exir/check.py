@@ -33,19 +33,6 @@ def _report(step: str, ok: bool, detail: str) -> None:
     print(json.dumps({"step": step, "ok": ok, "detail": detail}), flush=True)
 
 
-def reduced_model() -> "object":
-    """The issue's input-independent subgraph: a sine-embedding frequency."""
-    import torch
-
-    class SineFrequencies(torch.nn.Module):
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            t = torch.arange(128, dtype=torch.float32)
-            t = 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
-            return x + t
-
-    return SineFrequencies()
-
-
 def worker(with_backport: bool) -> None:
     started = time.perf_counter()
     import torch
@@ -64,13 +51,13 @@ def worker(with_backport: bool) -> None:
         f" ({time.perf_counter() - started:.0f} s)",
     )
 
-    from .repro import modes_after_export_pass
+    from .repro import modes_after_export_pass, SineFrequencies
 
     modes = modes_after_export_pass()
     _report(STEPS[1], modes == 1, f"{modes} fake mode{'s' if modes != 1 else ''}")
 
     try:
-        exported = torch.export.export(reduced_model(), (torch.randn(4, 128),))
+        exported = torch.export.export(SineFrequencies(), (torch.randn(4, 128),))
         edge = to_edge_transform_and_lower(exported, partitioner=[VulkanPartitioner()])
     except Exception as error:  # the lowering's failure is what we report
         _report(STEPS[2], False, innermost_error(error))

@@ -1,5 +1,6 @@
 """The issue's repro as a library: a graph whose placeholders are all lifted
-constants, and a count of the FakeTensorModes in a graph's values.
+constants, a count of the FakeTensorModes in a graph's values, and the
+issue's reduced model.
 
 Used by ``is_fixed`` (a behavioural check), ``python -m exportpass_fix check``
 and the benchmark. Importing it imports torch.
@@ -60,3 +61,14 @@ def modes_after_export_pass() -> int:
 
     graph_module = constant_mul_graph(FakeTensorMode(allow_non_fake_inputs=True))
     return len(fake_modes(ExportPass()(graph_module).graph_module))
+
+
+class SineFrequencies(torch.nn.Module):
+    """The issue's reduced model: ``x + 10000 ** (2 * floor(t / 2) / 128)``,
+    an input-independent subgraph (a sine embedding's frequencies) that a
+    partitioner splits out with its operands as lifted constants."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = torch.arange(128, dtype=torch.float32)
+        t = 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
+        return x + t

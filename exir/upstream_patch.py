@@ -114,7 +114,7 @@ def fixed_call_text() -> str:
     return span.text
 
 
-def test_class_text() -> str:
+def regression_test_text() -> str:
     span = class_span(TEST_FILE.read_text(encoding="utf-8"), TEST_CLASS)
     assert span is not None, f"{TEST_FILE} lost {TEST_CLASS}"
     return span.text
@@ -147,7 +147,7 @@ def splice_test(upstream: str, where: str) -> str:
     """``upstream`` with the regression test class appended at its end."""
     if class_span(upstream, TEST_CLASS) is not None:
         raise PatchRefused(f"{where}: {TEST_CLASS} is already there")
-    return upstream.rstrip("\n") + "\n\n\n" + test_class_text()
+    return upstream.rstrip("\n") + "\n\n\n" + regression_test_text()
 
 
 def planned_changes(tree: Path) -> List[FileChange]:

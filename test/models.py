@@ -4,15 +4,9 @@ partitioner splits them out: their operands become lifted constants."""
 import math
 
 import torch
+from exportpass_fix.repro import SineFrequencies
 
-
-class SineFrequencies(torch.nn.Module):
-    """The issue's reduced model: ``10000 ** (2 * floor(t / 2) / 128)``."""
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        t = torch.arange(128, dtype=torch.float32)
-        t = 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
-        return x + t
+__all__ = ["PositionEmbeddingSine", "SineFrequencies", "example_input"]
 
 
 class PositionEmbeddingSine(torch.nn.Module):
