@@ -45,7 +45,14 @@ def installed_version() -> str:
 
 def _live_call_span(pass_base: types.ModuleType) -> Span:
     call = pass_base._ExportPassBase.__dict__[PATCHED_METHOD]
-    lines, _ = inspect.getsourcelines(call)
+    try:
+        lines, _ = inspect.getsourcelines(call)
+    except (OSError, TypeError) as error:
+        raise BackportRefused(
+            f"executorch {installed_version()}: cannot read the source of"
+            f" {PATCHED_CLASS}.{PATCHED_METHOD} to recognise it ({error});"
+            " nothing was changed"
+        ) from None
     return Span(lines, 1, len(lines))
 
 
@@ -64,6 +71,18 @@ def fixed_call(pass_base: types.ModuleType) -> Callable[..., object]:
     return call
 
 
+def _behaves_fixed() -> bool:
+    """Whether the installed ExportPass keeps the issue's graph in one mode;
+    False too when the check itself cannot run on this ExecuTorch."""
+    from .repro import modes_after_export_pass
+
+    try:
+        return modes_after_export_pass() == 1
+    except Exception:  # an ExecuTorch too different to check: not fixed
+        logger.debug("behavioural check failed", exc_info=True)
+        return False
+
+
 def apply_to(pass_base: types.ModuleType) -> str:
     """Install the fix on ``pass_base`` (an imported executorch.exir.pass_base).
 
@@ -79,9 +98,7 @@ def apply_to(pass_base: types.ModuleType) -> str:
         logger.info("executorch %s already has the fix", installed_version())
         return FIXED_UPSTREAM
     if span.sha256 not in UNFIXED_CALL_SHA256:
-        from .repro import modes_after_export_pass
-
-        if modes_after_export_pass() == 1:
+        if _behaves_fixed():
             logger.info(
                 "executorch %s fixes #22309 already; nothing to do",
                 installed_version(),

@@ -281,9 +281,9 @@ def make_patch(
     text = patch_text(
         changes,
         author or default_author(),
-        date or email.utils.formatdate(time.time(), localtime=False),
+        date or email.utils.formatdate(time.time(), localtime=True),
     )
-    target = out_dir / patch_file_name()
+    target = out_dir.resolve() / patch_file_name()
     with tempfile.NamedTemporaryFile(
         "w", dir=out_dir, prefix=".patch-", delete=False, encoding="utf-8"
     ) as handle:

@@ -165,3 +165,21 @@ def test_pth_hook_is_installed_in_site_packages() -> None:
     assert pth_files, "pip install did not put exportpass_fix.pth in site-packages"
     assert "EXPORTPASS_FIX" in pth_files[0].read_text()
     assert executorch_dir().exists()
+
+
+def test_a_call_without_readable_source_is_refused() -> None:
+    namespace: dict = {}
+    exec(
+        compile(
+            "class _ExportPassBase:\n    def call(self, gm): pass\n", "<x>", "exec"
+        ),
+        {},
+        namespace,
+    )
+    module = types.ModuleType("sourceless_pass_base")
+    module._ExportPassBase = namespace["_ExportPassBase"]
+    before = module._ExportPassBase.__dict__["call"]
+
+    with pytest.raises(exportpass_fix.BackportRefused, match="cannot read the source"):
+        backport.apply_to(module)
+    assert module._ExportPassBase.__dict__["call"] is before
