@@ -7,6 +7,7 @@ ExecuTorch tree (a checkout's root or an installed ``executorch`` package)
 and writes the difference as one mail-formatted patch.
 """
 
+import ast
 import difflib
 import email.utils
 import os
@@ -103,7 +104,12 @@ def _read_tree_file(tree: Path, relative: str) -> str:
             " (pass --tree a checkout's root or an installed executorch"
             " package directory)"
         )
-    return path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+        compile(text, str(path), "exec", flags=ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError) as error:  # UnicodeDecodeError too
+        raise PatchRefused(f"{path} is not readable Python source: {error}") from None
+    return text
 
 
 def fixed_call_text() -> str:

@@ -50,6 +50,9 @@ TREES: Dict[str, Callable[[Path, dict], Path]] = {
     "test already added": lambda root, patched: _copy_tree(
         root, _with_test_only(_wheel_texts(), patched)
     ),
+    "not python": lambda root, patched: _copy_tree(
+        root, {**_wheel_texts(), PASS_BASE: "def call(:\n"}
+    ),
 }
 MESSAGES = {
     "missing path": "no such directory",
@@ -58,6 +61,7 @@ MESSAGES = {
     "already patched": "the fix for #22309 is already applied",
     "edited call": "differs from every unfixed version the patch knows",
     "test already added": f"{TEST_CLASS} is already there",
+    "not python": "exir/pass_base.py is not readable Python source",
 }
 
 
