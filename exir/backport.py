@@ -17,8 +17,14 @@ import types
 from typing import Callable, Iterator, Optional
 
 from .known_calls import UNFIXED_CALL_SHA256
-from .source_spans import method_span, Span
-from .upstream_patch import FIX_FILE, fixed_call_text, PATCHED_CLASS, PATCHED_METHOD
+from .source_spans import Span
+from .upstream_patch import (
+    FIX_FILE,
+    fixed_call_span,
+    fixed_call_text,
+    PATCHED_CLASS,
+    PATCHED_METHOD,
+)
 
 logger: logging.Logger = logging.getLogger("exportpass_fix")
 
@@ -58,9 +64,7 @@ def _live_call_span(pass_base: types.ModuleType) -> Span:
 
 def fixed_call(pass_base: types.ModuleType) -> Callable[..., object]:
     """The fix, compiled at its own line numbers in ``pass_base``'s namespace."""
-    source = FIX_FILE.read_text(encoding="utf-8")
-    span = method_span(source, PATCHED_CLASS, PATCHED_METHOD)
-    assert span is not None, f"{FIX_FILE} lost {PATCHED_CLASS}.{PATCHED_METHOD}"
+    span = fixed_call_span()
     # Blank lines up to the method keep tracebacks and inspect pointing at
     # the right lines of FIX_FILE.
     padded = "\n" * (span.start - 2) + f"class {PATCHED_CLASS}:\n" + span.text
@@ -72,12 +76,9 @@ def fixed_call(pass_base: types.ModuleType) -> Callable[..., object]:
 
 
 def _behaves_fixed() -> bool:
-    """Whether the installed ExportPass keeps the issue's graph in one mode;
-    False too when the check itself cannot run on this ExecuTorch."""
-    from .repro import modes_after_export_pass
-
+    """``is_fixed()``, and False when the check cannot run on this ExecuTorch."""
     try:
-        return modes_after_export_pass() == 1
+        return is_fixed()
     except Exception:  # an ExecuTorch too different to check: not fixed
         logger.debug("behavioural check failed", exc_info=True)
         return False

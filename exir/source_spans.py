@@ -8,7 +8,7 @@ test class in this project's test file, by the lines ``ast`` reports.
 import ast
 import hashlib
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Union
 
 
 @dataclass(frozen=True)
@@ -35,13 +35,15 @@ def _class_node(tree: ast.Module, class_name: str) -> Optional[ast.ClassDef]:
     return None
 
 
+def _span(source: str, node: Union[ast.ClassDef, ast.FunctionDef]) -> Span:
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return Span(source.splitlines(keepends=True), start, node.end_lineno or start)
+
+
 def class_span(source: str, class_name: str) -> Optional[Span]:
     """The lines of top-level class ``class_name``, decorators included."""
     node = _class_node(ast.parse(source), class_name)
-    if node is None:
-        return None
-    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    return Span(source.splitlines(keepends=True), start, node.end_lineno or start)
+    return None if node is None else _span(source, node)
 
 
 def method_span(source: str, class_name: str, method_name: str) -> Optional[Span]:
@@ -51,8 +53,5 @@ def method_span(source: str, class_name: str, method_name: str) -> Optional[Span
         return None
     for item in node.body:
         if isinstance(item, ast.FunctionDef) and item.name == method_name:
-            start = min([item.lineno] + [d.lineno for d in item.decorator_list])
-            return Span(
-                source.splitlines(keepends=True), start, item.end_lineno or start
-            )
+            return _span(source, item)
     return None

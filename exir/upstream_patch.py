@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from .known_calls import UNFIXED_CALL_SHA256
-from .source_spans import class_span, method_span
+from .source_spans import class_span, method_span, Span
 
 PASS_BASE = "exir/pass_base.py"
 TEST_PASS_INFRA = "exir/tests/test_pass_infra.py"
@@ -112,12 +112,17 @@ def _read_tree_file(tree: Path, relative: str) -> str:
     return text
 
 
-def fixed_call_text() -> str:
+def fixed_call_span() -> Span:
+    """Where the fixed method stands in this package's pass_base.py."""
     span = method_span(
         FIX_FILE.read_text(encoding="utf-8"), PATCHED_CLASS, PATCHED_METHOD
     )
     assert span is not None, f"{FIX_FILE} lost {PATCHED_CLASS}.{PATCHED_METHOD}"
-    return span.text
+    return span
+
+
+def fixed_call_text() -> str:
+    return fixed_call_span().text
 
 
 def regression_test_text() -> str:

@@ -1,5 +1,6 @@
 """The upstream patch, proven on the installed ExecuTorch's real files."""
 
+import difflib
 import os
 import subprocess
 import sys
@@ -55,8 +56,6 @@ def test_patch_applies_with_git_am_on_the_wheel_files(
 def test_patch_touches_only_call_and_appends_the_test(patched: dict) -> None:
     old = (executorch_dir() / PASS_BASE).read_text().splitlines()
     new = patched[PASS_BASE].splitlines()
-    import difflib
-
     changed = [
         line
         for line in difflib.unified_diff(old, new, lineterm="", n=0)
