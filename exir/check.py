@@ -7,11 +7,14 @@ step and a table; it exits 0 iff every step with the backport is ok.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
 import time
 from typing import Dict, List, Optional
+
+from .autoapply import ENV_VAR
 
 COLUMNS = ("unpatched", "with backport")
 STEPS = ("import executorch", "issue repro", "Vulkan lowering", ".pte")
@@ -75,8 +78,11 @@ def worker(with_backport: bool) -> None:
 def _run_column(column: str) -> Dict[str, Dict[str, object]]:
     flag = "--with-backport" if column == COLUMNS[1] else "--unpatched"
     print(f"[{column}] starting (importing executorch takes ~10 s)", flush=True)
+    # The start-up hook would fix the "unpatched" column behind our back.
+    env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
     process = subprocess.Popen(
         [sys.executable, "-m", "exportpass_fix.check", flag],
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Set
 
 from exportpass_fix.__main__ import installed_executorch_dir
+from exportpass_fix.autoapply import ENV_VAR
 from exportpass_fix.upstream_patch import planned_changes
 
 
@@ -85,7 +86,8 @@ def run_pytest(
     ``failed`` holds failing, erroring and uncollectable test ids alike.
     """
     junit = tree / f"junit-{os.getpid()}-{len(list(tree.glob('junit-*')))}.xml"
-    env = dict(os.environ)
+    # Without EXPORTPASS_FIX: the start-up hook would patch an unfixed tree.
+    env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
     env["PYTHONPATH"] = os.pathsep.join(
         [str(tree)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     )
