@@ -198,13 +198,18 @@ def _file_diff(change: FileChange) -> Tuple[str, int, int]:
     return text, added, removed
 
 
+def _bar_width(count: int, scale: float) -> int:
+    """As git draws it: scaled to fit, but never zero for a nonzero count."""
+    return max(1, round(count * scale)) if count else 0
+
+
 def _diffstat(rows: List[Tuple[str, int, int]]) -> str:
     width = max(len(path) for path, _, _ in rows)
     most = max(added + removed for _, added, removed in rows)
     scale = min(1.0, 50 / most) if most else 1.0
     lines = []
     for path, added, removed in rows:
-        bar = "+" * round(added * scale) + "-" * round(removed * scale)
+        bar = "+" * _bar_width(added, scale) + "-" * _bar_width(removed, scale)
         lines.append(f" {path.ljust(width)} | {added + removed:3d} {bar}\n")
     total_added = sum(added for _, added, _ in rows)
     total_removed = sum(removed for _, _, removed in rows)
