@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from typing import Dict, List, Optional
 
@@ -80,24 +81,31 @@ def _run_column(column: str) -> Dict[str, Dict[str, object]]:
     print(f"[{column}] starting (importing executorch takes ~10 s)", flush=True)
     # The start-up hook would fix the "unpatched" column behind our back.
     env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "exportpass_fix.check", flag],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    results: Dict[str, Dict[str, object]] = {}
-    assert process.stdout is not None
-    for line in process.stdout:
-        if not line.startswith("{"):
-            continue
-        result = json.loads(line)
-        results[result["step"]] = result
-        mark = "ok" if result["ok"] else "FAILED"
-        print(f"[{column}] {result['step']}: {mark}, {result['detail']}", flush=True)
-    stderr = process.stderr.read() if process.stderr else ""
-    if process.wait() != 0 and len(results) < len(STEPS):
+    # stderr goes to a file: torch and the partitioners log plenty there, and
+    # a full stderr pipe would stall the worker while we read its stdout.
+    with tempfile.TemporaryFile("w+") as stderr_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "exportpass_fix.check", flag],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr_file,
+            text=True,
+        )
+        results: Dict[str, Dict[str, object]] = {}
+        assert process.stdout is not None
+        for line in process.stdout:
+            if not line.startswith("{"):
+                continue
+            result = json.loads(line)
+            results[result["step"]] = result
+            mark = "ok" if result["ok"] else "FAILED"
+            print(
+                f"[{column}] {result['step']}: {mark}, {result['detail']}", flush=True
+            )
+        returncode = process.wait()
+        stderr_file.seek(0)
+        stderr = stderr_file.read()
+    if returncode != 0 and len(results) < len(STEPS):
         tail = (stderr.strip().splitlines() or ["no output"])[-1]
         for step in STEPS:
             results.setdefault(step, {"ok": False, "detail": f"worker died: {tail}"})
