@@ -11,13 +11,20 @@ imports torch or executorch at start-up.
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import types
 import warnings
-from typing import Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 ENV_VAR = "EXPORTPASS_FIX"
 TARGET = "executorch.exir.pass_base"
+
+
+def environ_without_hook() -> Dict[str, str]:
+    """``os.environ`` less ``EXPORTPASS_FIX``, for a child that must run
+    unpatched whatever the caller's shell sets."""
+    return {k: v for k, v in os.environ.items() if k != ENV_VAR}
 
 
 def _apply_or_warn(pass_base: types.ModuleType) -> None:

@@ -7,7 +7,6 @@ step and a table; it exits 0 iff every step with the backport is ok.
 """
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import tempfile
 import time
 from typing import Dict, List, Optional
 
-from .autoapply import ENV_VAR
+from .autoapply import environ_without_hook
 
 COLUMNS = ("unpatched", "with backport")
 STEPS = ("import executorch", "issue repro", "Vulkan lowering", ".pte")
@@ -80,7 +79,7 @@ def _run_column(column: str) -> Dict[str, Dict[str, object]]:
     flag = "--with-backport" if column == COLUMNS[1] else "--unpatched"
     print(f"[{column}] starting (importing executorch takes ~10 s)", flush=True)
     # The start-up hook would fix the "unpatched" column behind our back.
-    env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
+    env = environ_without_hook()
     # stderr goes to a file: torch and the partitioners log plenty there, and
     # a full stderr pipe would stall the worker while we read its stdout.
     with tempfile.TemporaryFile("w+") as stderr_file:

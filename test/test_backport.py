@@ -2,7 +2,6 @@
 
 import importlib.util
 import inspect
-import os
 import subprocess
 import sys
 import tempfile
@@ -13,6 +12,7 @@ from typing import Iterator
 import exportpass_fix
 import pytest
 from exportpass_fix import backport
+from exportpass_fix.autoapply import environ_without_hook
 from exportpass_fix.upstream_patch import FIX_FILE, fixed_call_text, PASS_BASE
 from trees import executorch_dir
 
@@ -115,7 +115,7 @@ def test_an_executorch_that_has_the_fix_is_left_alone(patched: dict, tmp_path) -
 
 
 def _python(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k != "EXPORTPASS_FIX"}
+    environment = environ_without_hook()
     environment.update(env)
     return subprocess.run(
         [sys.executable, *args], capture_output=True, text=True, env=environment

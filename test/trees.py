@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Set
 
 from exportpass_fix.__main__ import installed_executorch_dir
-from exportpass_fix.autoapply import ENV_VAR
+from exportpass_fix.autoapply import environ_without_hook
 from exportpass_fix.upstream_patch import planned_changes
 
 
@@ -87,7 +87,7 @@ def run_pytest(
     """
     junit = tree / f"junit-{os.getpid()}-{len(list(tree.glob('junit-*')))}.xml"
     # Without EXPORTPASS_FIX: the start-up hook would patch an unfixed tree.
-    env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
+    env = environ_without_hook()
     env["PYTHONPATH"] = os.pathsep.join(
         [str(tree)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     )
