@@ -18,13 +18,7 @@ from typing import Callable, Iterator, Optional
 
 from .known_calls import UNFIXED_CALL_SHA256
 from .source_spans import Span
-from .upstream_patch import (
-    FIX_FILE,
-    fixed_call_span,
-    fixed_call_text,
-    PATCHED_CLASS,
-    PATCHED_METHOD,
-)
+from .upstream_patch import FIX_FILE, fixed_call_span, PATCHED_CLASS, PATCHED_METHOD
 
 logger: logging.Logger = logging.getLogger("exportpass_fix")
 
@@ -62,9 +56,14 @@ def _live_call_span(pass_base: types.ModuleType) -> Span:
     return Span(lines, 1, len(lines))
 
 
-def fixed_call(pass_base: types.ModuleType) -> Callable[..., object]:
-    """The fix, compiled at its own line numbers in ``pass_base``'s namespace."""
-    span = fixed_call_span()
+def fixed_call(
+    pass_base: types.ModuleType, span: Optional[Span] = None
+) -> Callable[..., object]:
+    """The fix, compiled at its own line numbers in ``pass_base``'s namespace.
+
+    ``span`` is ``fixed_call_span()``, read again when not given.
+    """
+    span = span or fixed_call_span()
     # Blank lines up to the method keep tracebacks and inspect pointing at
     # the right lines of FIX_FILE.
     padded = "\n" * (span.start - 2) + f"class {PATCHED_CLASS}:\n" + span.text
@@ -95,7 +94,8 @@ def apply_to(pass_base: types.ModuleType) -> str:
     if _State.installed is not None and current is _State.installed:
         return ALREADY_APPLIED
     span = _live_call_span(pass_base)
-    if span.text == fixed_call_text():
+    fix_span = fixed_call_span()
+    if span.text == fix_span.text:
         logger.info("executorch %s already has the fix", installed_version())
         return FIXED_UPSTREAM
     if span.sha256 not in UNFIXED_CALL_SHA256:
@@ -110,7 +110,7 @@ def apply_to(pass_base: types.ModuleType) -> str:
             f" (sha256 {span.sha256[:12]}) is not a version the backport knows"
             " (1.3.1 to 1.5.1); nothing was changed"
         )
-    fixed = fixed_call(pass_base)
+    fixed = fixed_call(pass_base, fix_span)
     _State.original, _State.installed = current, fixed
     cls.call = fixed
     logger.info("exportpass_fix applied to executorch %s", installed_version())
