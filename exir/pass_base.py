@@ -31,20 +31,19 @@ class _ExportPassBase:
 
         inputs = self.inputs(graph_module)
 
-        # inputs() unwraps constant-carrying FakeTensors to real tensors, so a
-        # graph whose placeholders are all lifted constants shows no FakeTensor
-        # there. Take the mode from the placeholders' own values then, rather
-        # than retracing under a second, unrelated mode.
-        mode_carriers = inputs
+        # inputs() unwraps lifted constants to real tensors, so a graph of only
+        # constants shows no FakeTensor there (#22309): take the mode from the
+        # placeholders' meta["val"] rather than opening a second one.
+        vals = inputs
         if not any(isinstance(i, FakeTensor) for i in inputs):
-            mode_carriers = [
+            vals = [
                 node.meta.get("val")
                 for node in graph_module.graph.nodes
                 if node.op == "placeholder"
             ]
 
         fake_tensor_mode = None
-        for i in mode_carriers:
+        for i in vals:
             if isinstance(i, FakeTensor):
                 assert (
                     fake_tensor_mode is None or fake_tensor_mode is i.fake_mode

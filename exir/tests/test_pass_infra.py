@@ -6,38 +6,89 @@
 
 # pyre-strict
 
-# What this project adds to upstream's exir/tests/test_pass_infra.py: the
-# test class below, appended at the end of the file. The imports above it are
-# ones upstream's file already has; the class keeps its other imports local so
-# the patch does not touch upstream's import block.
+# What this project adds to upstream's exir/tests/test_pass_infra.py. The
+# patch maker merges the import block below into upstream's (adding only the
+# names that file lacks) and appends everything after it at the end of the
+# file.
 
 import unittest
 
+import executorch.exir as exir
 import torch
+from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+from executorch.exir.backend.partitioner import (
+    DelegationSpec,
+    Partitioner,
+    PartitionResult,
+)
+from executorch.exir.backend.utils import tag_constant_data
+from executorch.exir.lowered_backend_module import get_lowered_submodules
 from executorch.exir.pass_base import ExportPass
+from executorch.exir.program._program import _transform
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch.export import export, ExportedProgram
+from torch.export.graph_signature import InputKind
+
+
+class _SineFrequencies(torch.nn.Module):
+    # The reduced model of #22309: the frequencies of a sine position
+    # embedding, a subgraph that depends on no input.
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = torch.arange(128, dtype=torch.float32)
+        t = 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
+        return x + t
+
+
+class _ExportPassBackend(BackendDetails):
+    # Runs an ExportPass over the delegated program the way Vulkan's
+    # preprocess runs FuseBatchNormPass.
+    @staticmethod
+    def preprocess(
+        edge_program: ExportedProgram, compile_specs: list[CompileSpec]
+    ) -> PreprocessResult:
+        _transform(edge_program, ExportPass())
+        return PreprocessResult(processed_bytes=b"_ExportPassBackend")
+
+
+class _InputIndependentPartitioner(Partitioner):
+    # Delegates the nodes that depend on no user input, with the constants
+    # they use: the delegated program has placeholders but no user input.
+    def __init__(self) -> None:
+        super().__init__()
+        self.delegation_spec = DelegationSpec(_ExportPassBackend.__name__, [])
+
+    def partition(self, exported_program: ExportedProgram) -> PartitionResult:
+        user_inputs = set(exported_program.graph_signature.user_inputs)
+        input_dependent: set[torch.fx.Node] = set()
+        for node in exported_program.graph_module.graph.nodes:
+            if node.name in user_inputs or input_dependent & set(node.all_input_nodes):
+                input_dependent.add(node)
+            elif node.op == "call_function":
+                node.meta["delegation_tag"] = "input_independent"
+        tag_constant_data(exported_program)
+        return PartitionResult(
+            tagged_exported_program=exported_program,
+            partition_tags={"input_independent": self.delegation_spec},
+        )
 
 
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     """
-    ExportPass must retrace under the graph's own FakeTensorMode when every
+    ExportPass retraces under the graph's own FakeTensorMode when every
     placeholder is a lifted constant (pytorch/executorch#22309).
     """
 
     def setUp(self) -> None:
-        from torch._subclasses.fake_tensor import FakeTensorMode
-
         self.mode = FakeTensorMode(allow_non_fake_inputs=True)
 
-    def _constant_fake(
-        self, value: float, mode: "torch._subclasses.FakeTensorMode"
-    ) -> torch.Tensor:
-        # A FakeTensor carrying its real value, as constant propagation makes.
-        from torch._subclasses.fake_tensor import FakeTensor
-
-        real = torch.tensor(value)
+    def _constant(self, value: float, mode: FakeTensorMode) -> FakeTensor:
+        # A FakeTensor made this way carries its real value in .constant, as
+        # the lifted constants of an exported program do.
         with mode:
-            meta = torch.empty(real.shape, dtype=real.dtype, device="meta")
-        return FakeTensor(mode, meta, torch.device("cpu"), constant=real)
+            constant = torch.tensor(value)
+        assert isinstance(constant, FakeTensor)
+        return constant
 
     def _mul_graph(
         self, lhs_val: torch.Tensor, rhs_val: torch.Tensor
@@ -54,50 +105,36 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         out.meta["val"] = (mul.meta["val"],)
         return torch.fx.GraphModule(torch.nn.Module(), graph)
 
-    def _node_vals(self, graph_module: torch.fx.GraphModule) -> list[object]:
-        vals = []
+    def _fake_modes(self, graph_module: torch.fx.GraphModule) -> list[FakeTensorMode]:
+        modes: list[FakeTensorMode] = []
         for node in graph_module.graph.nodes:
             val = node.meta.get("val")
-            vals.extend(val if isinstance(val, (list, tuple)) else [val])
-        return vals
-
-    def _fake_mode_ids(self, graph_module: torch.fx.GraphModule) -> set[int]:
-        from torch._subclasses.fake_tensor import FakeTensor
-
-        return {
-            id(val.fake_mode)
-            for val in self._node_vals(graph_module)
-            if isinstance(val, FakeTensor)
-        }
+            for v in val if isinstance(val, (list, tuple)) else [val]:
+                if isinstance(v, FakeTensor) and v.fake_mode not in modes:
+                    modes.append(v.fake_mode)
+        return modes
 
     def test_constant_only_inputs_keep_the_graph_fake_mode(self) -> None:
-        from torch._guards import detect_fake_mode
-
-        graph_module = self._mul_graph(
-            self._constant_fake(2.0, self.mode), self._constant_fake(3.0, self.mode)
-        )
+        lhs = self._constant(2.0, self.mode)
+        self.assertIsNotNone(lhs.constant)
+        graph_module = self._mul_graph(lhs, self._constant(3.0, self.mode))
 
         result = ExportPass()(graph_module).graph_module
 
-        self.assertEqual(
-            self._fake_mode_ids(result),
-            {id(self.mode)},
-            "ExportPass retraced a constant-only graph under a new FakeTensorMode",
-        )
-        self.assertIs(detect_fake_mode(self._node_vals(result)), self.mode)
+        modes = self._fake_modes(result)
+        self.assertEqual(len(modes), 1, "ExportPass opened a second FakeTensorMode")
+        self.assertIs(modes[0], self.mode)
         (output_val,) = result.graph.output_node().meta["val"]
-        self.assertIsNotNone(output_val.constant)
         torch.testing.assert_close(output_val.constant, torch.tensor(6.0))
 
-    def test_constant_and_fake_inputs_keep_the_graph_fake_mode(self) -> None:
+    def test_fake_input_decides_the_fake_mode(self) -> None:
         with self.mode:
             plain_fake = torch.empty(())
-
-        graph_module = self._mul_graph(self._constant_fake(2.0, self.mode), plain_fake)
+        graph_module = self._mul_graph(self._constant(2.0, self.mode), plain_fake)
 
         result = ExportPass()(graph_module).graph_module
 
-        self.assertEqual(self._fake_mode_ids(result), {id(self.mode)})
+        self.assertEqual(self._fake_modes(result), [self.mode])
 
     def test_inputs_without_fake_tensors_use_a_new_fake_mode(self) -> None:
         graph_module = self._mul_graph(torch.tensor(2.0), torch.tensor(3.0))
@@ -107,20 +144,34 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
 
         self.assertIsNot(export_pass.fake_tensor_mode, self.mode)
         self.assertTrue(export_pass.fake_tensor_mode.allow_non_fake_inputs)
-        self.assertEqual(
-            self._fake_mode_ids(result), {id(export_pass.fake_tensor_mode)}
-        )
+        self.assertEqual(self._fake_modes(result), [export_pass.fake_tensor_mode])
 
     def test_constant_inputs_of_two_fake_modes_are_rejected(self) -> None:
-        from torch._subclasses.fake_tensor import FakeTensorMode
-
+        # New with the fix: such a graph used to be retraced under a third
+        # mode without complaint.
         other_mode = FakeTensorMode(allow_non_fake_inputs=True)
         graph_module = self._mul_graph(
-            self._constant_fake(2.0, self.mode),
-            self._constant_fake(3.0, other_mode),
+            self._constant(2.0, self.mode), self._constant(3.0, other_mode)
         )
 
         with self.assertRaisesRegex(
             AssertionError, "Multiple fake tensor mode detected."
         ):
             ExportPass()(graph_module)
+
+    def test_backend_pass_on_a_partitioned_constant_subgraph(self) -> None:
+        exported = export(_SineFrequencies(), (torch.randn(4, 128),))
+
+        edge = exir.to_edge_transform_and_lower(
+            exported, partitioner=[_InputIndependentPartitioner()]
+        )
+
+        ((_, lowered, _),) = get_lowered_submodules(
+            edge.exported_program().graph_module
+        )
+        # The trigger of #22309: the delegate has placeholders, and none of
+        # them is a user input.
+        input_specs = lowered.original_module.graph_signature.input_specs
+        self.assertGreater(len(input_specs), 0)
+        self.assertNotIn(InputKind.USER_INPUT, {spec.kind for spec in input_specs})
+        self.assertIn(b"_ExportPassBackend", edge.to_executorch().buffer)
