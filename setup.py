@@ -42,6 +42,6 @@ class EditableWheelWithPth(editable_wheel):
 setup(
     package_dir={"exportpass_fix": "exir"},
     packages=["exportpass_fix"],
-    package_data={"exportpass_fix": ["tests/*.py"]},
+    package_data={"exportpass_fix": ["tests/*.py", "pr_description.md"]},
     cmdclass={"build_py": BuildPyWithPth, "editable_wheel": EditableWheelWithPth},
 )

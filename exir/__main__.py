@@ -24,22 +24,34 @@ def installed_executorch_dir() -> Optional[Path]:
     return Path(list(spec.submodule_search_locations)[0])
 
 
+def _refuse(command: str, reason: object) -> int:
+    print(f"exportpass_fix {command}: refused: {reason}", file=sys.stderr)
+    return EXIT_REFUSED
+
+
 def _patch(args: argparse.Namespace) -> int:
+    from .pr_description import EvidenceError, LABEL, load_evidence, valid_identity
     from .upstream_patch import make_patch, PatchRefused
 
     tree = args.tree or installed_executorch_dir()
     if tree is None:
-        print(
-            "exportpass_fix patch: no executorch installed here; pass --tree",
-            file=sys.stderr,
-        )
-        return EXIT_REFUSED
+        return _refuse("patch", "no executorch installed here; pass --tree")
+    for identity in [args.author or "A <a@b>", *args.co_author]:
+        if not valid_identity(identity):
+            return _refuse("patch", f'{identity!r} is not "Name <email>"')
     try:
-        path = make_patch(Path(tree), Path(args.output_dir), author=args.author)
-    except PatchRefused as refusal:
-        print(f"exportpass_fix patch: refused: {refusal}", file=sys.stderr)
-        return EXIT_REFUSED
+        evidence = load_evidence(args.evidence) if args.evidence else None
+        path = make_patch(
+            Path(tree),
+            Path(args.output_dir),
+            author=args.author,
+            co_authors=args.co_author,
+            evidence=evidence,
+        )
+    except (PatchRefused, EvidenceError) as refusal:
+        return _refuse("patch", refusal)
     print(path)
+    print(f"label the PR: {LABEL}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -67,6 +79,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     patch.add_argument(
         "--author", help='"Name <email>" for the From: line (default: git config)'
+    )
+    patch.add_argument(
+        "--co-author",
+        action="append",
+        default=[],
+        metavar='"NAME <EMAIL>"',
+        help="add a Co-authored-by: trailer (repeatable)",
+    )
+    patch.add_argument(
+        "--evidence",
+        type=Path,
+        metavar="MATRIX.json",
+        help="put the table of `matrix --json` in the Test plan",
     )
     patch.set_defaults(run=_patch)
 

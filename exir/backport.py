@@ -16,15 +16,16 @@ import logging
 import types
 from typing import Callable, Iterator, Optional
 
-from .known_calls import UNFIXED_CALL_SHA256
+from .fix_source import FIX_FILE, fixed_call_span, PATCHED_CLASS, PATCHED_METHOD
+from .known_calls import EARLIER_FIX_SHA256, UNFIXED_CALL_SHA256
 from .source_spans import Span
-from .upstream_patch import FIX_FILE, fixed_call_span, PATCHED_CLASS, PATCHED_METHOD
 
 logger: logging.Logger = logging.getLogger("exportpass_fix")
 
 APPLIED = "applied"
 ALREADY_APPLIED = "already applied"
 FIXED_UPSTREAM = "fixed upstream"
+EARLIER_FIX = "already fixed (earlier version of this fix)"
 
 
 class BackportRefused(RuntimeError):
@@ -86,8 +87,9 @@ def _behaves_fixed() -> bool:
 def apply_to(pass_base: types.ModuleType) -> str:
     """Install the fix on ``pass_base`` (an imported executorch.exir.pass_base).
 
-    Returns ``APPLIED``, ``ALREADY_APPLIED`` or ``FIXED_UPSTREAM``; raises
-    ``BackportRefused``, changing nothing, when ``call`` is unknown.
+    Returns ``APPLIED``, ``ALREADY_APPLIED``, ``FIXED_UPSTREAM`` or
+    ``EARLIER_FIX``; raises ``BackportRefused``, changing nothing, when
+    ``call`` is unknown.
     """
     cls = pass_base._ExportPassBase
     current = cls.__dict__[PATCHED_METHOD]
@@ -98,6 +100,11 @@ def apply_to(pass_base: types.ModuleType) -> str:
     if span.text == fix_span.text:
         logger.info("executorch %s already has the fix", installed_version())
         return FIXED_UPSTREAM
+    if span.sha256 in EARLIER_FIX_SHA256:
+        logger.info(
+            "executorch %s has an earlier version of this fix", installed_version()
+        )
+        return EARLIER_FIX
     if span.sha256 not in UNFIXED_CALL_SHA256:
         if _behaves_fixed():
             logger.info(

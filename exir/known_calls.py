@@ -6,6 +6,9 @@ value names the releases where that text was checked. The patch maker and the
 backport only replace a ``call`` whose fingerprint is listed here, so a tree or
 wheel whose ``call`` changed upstream (perhaps by fixing #22309 another way)
 is refused rather than patched blind.
+
+``EARLIER_FIX_SHA256`` holds this project's own earlier versions of the fixed
+``call``: a tree or process that has one is already fixed, not unknown.
 """
 
 from typing import Dict
@@ -14,5 +17,11 @@ UNFIXED_CALL_SHA256: Dict[str, str] = {
     "689e39bb23b9834cd8d0862b213ef51001a668aea6bf53c7398d4ff45c70ab0c": (
         "ExecuTorch v1.3.1, v1.4.0, v1.4.1 (release/1.4), v1.5.1 and main"
         " as of 2026-08-22"
+    ),
+}
+
+EARLIER_FIX_SHA256: Dict[str, str] = {
+    "457709f96ee3a6b99e58e52aab15ae2ce6ca29e4035de11592fbcab0f05255f2": (
+        "executorch-exportpass-fix 0.1.0"
     ),
 }

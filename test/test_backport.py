@@ -13,8 +13,8 @@ import exportpass_fix
 import pytest
 from exportpass_fix import backport
 from exportpass_fix.autoapply import environ_without_hook
-from exportpass_fix.upstream_patch import FIX_FILE, fixed_call_text, PASS_BASE
-from trees import executorch_dir
+from exportpass_fix.fix_source import FIX_FILE, fixed_call_text, PASS_BASE
+from trees import executorch_dir, wheel_texts, with_earlier_fix
 
 pass_base = pytest.importorskip("executorch.exir.pass_base")
 
@@ -100,17 +100,36 @@ def test_unknown_call_is_refused_and_nothing_changes() -> None:
     assert backport._State.installed is None
 
 
-def test_an_executorch_that_has_the_fix_is_left_alone(patched: dict, tmp_path) -> None:
-    fixed_file = tmp_path / "fixed_pass_base.py"
-    fixed_file.write_text(patched[PASS_BASE])
-    spec = importlib.util.spec_from_file_location("fixed_pass_base", fixed_file)
+def _module_from_text(directory, name: str, text: str) -> types.ModuleType:
+    path = directory / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
-    fixed_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fixed_module)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_executorch_that_has_the_fix_is_left_alone(patched: dict, tmp_path) -> None:
+    fixed_module = _module_from_text(tmp_path, "fixed_pass_base", patched[PASS_BASE])
     before = fixed_module._ExportPassBase.__dict__["call"]
 
     assert backport.apply_to(fixed_module) == backport.FIXED_UPSTREAM
     assert fixed_module._ExportPassBase.__dict__["call"] is before
+    assert backport._State.installed is None
+
+
+def test_an_earlier_version_of_this_fix_is_recognised(tmp_path) -> None:
+    earlier_module = _module_from_text(
+        tmp_path, "earlier_pass_base", with_earlier_fix(wheel_texts())[PASS_BASE]
+    )
+    before = earlier_module._ExportPassBase.__dict__["call"]
+
+    status = backport.apply_to(earlier_module)
+
+    assert status == backport.EARLIER_FIX
+    assert status == "already fixed (earlier version of this fix)"
+    assert earlier_module._ExportPassBase.__dict__["call"] is before
     assert backport._State.installed is None
 
 

@@ -10,8 +10,8 @@ from typing import Callable, Dict, List
 import pytest
 
 from exportpass_fix.__main__ import EXIT_REFUSED
-from exportpass_fix.upstream_patch import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
-from trees import executorch_dir
+from exportpass_fix.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from trees import executorch_dir, wheel_texts, with_earlier_fix
 
 
 def _copy_tree(root: Path, texts: Dict[str, str]) -> Path:
@@ -19,13 +19,6 @@ def _copy_tree(root: Path, texts: Dict[str, str]) -> Path:
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
         (root / relative).write_text(text)
     return root
-
-
-def _wheel_texts() -> Dict[str, str]:
-    return {
-        relative: (executorch_dir() / relative).read_text()
-        for relative in (PASS_BASE, TEST_PASS_INFRA)
-    }
 
 
 def _edited_call(texts: Dict[str, str]) -> Dict[str, str]:
@@ -43,15 +36,18 @@ TREES: Dict[str, Callable[[Path, dict], Path]] = {
     "missing path": lambda root, patched: root / "nowhere",
     "not executorch": lambda root, patched: _copy_tree(root, {"README.md": "hi"}),
     "no test file": lambda root, patched: _copy_tree(
-        root, {PASS_BASE: _wheel_texts()[PASS_BASE]}
+        root, {PASS_BASE: wheel_texts()[PASS_BASE]}
     ),
     "already patched": lambda root, patched: _copy_tree(root, dict(patched)),
-    "edited call": lambda root, patched: _copy_tree(root, _edited_call(_wheel_texts())),
+    "edited call": lambda root, patched: _copy_tree(root, _edited_call(wheel_texts())),
+    "earlier fix": lambda root, patched: _copy_tree(
+        root, with_earlier_fix(wheel_texts())
+    ),
     "test already added": lambda root, patched: _copy_tree(
-        root, _with_test_only(_wheel_texts(), patched)
+        root, _with_test_only(wheel_texts(), patched)
     ),
     "not python": lambda root, patched: _copy_tree(
-        root, {**_wheel_texts(), PASS_BASE: "def call(:\n"}
+        root, {**wheel_texts(), PASS_BASE: "def call(:\n"}
     ),
 }
 MESSAGES = {
@@ -60,6 +56,7 @@ MESSAGES = {
     "no test file": "exir/tests/test_pass_infra.py is missing",
     "already patched": "the fix for #22309 is already applied",
     "edited call": "differs from every unfixed version the patch knows",
+    "earlier fix": "already fixed (earlier version of this fix",
     "test already added": f"{TEST_CLASS} is already there",
     "not python": "exir/pass_base.py is not readable Python source",
 }
@@ -134,3 +131,55 @@ def test_usage_errors_exit_2_without_writing(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "unrecognized arguments" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{")
+    not_matrix = tmp_path / "list.json"
+    not_matrix.write_text("[1, 2]")
+    return {
+        "co-author without email": [
+            "--co-author",
+            "Jane Doe",
+            'is not "Name <email>"',
+        ],
+        "author without name": ["--author", "<a@b.c>", 'is not "Name <email>"'],
+        "evidence missing": [
+            "--evidence",
+            str(tmp_path / "none.json"),
+            "No such file",
+        ],
+        "evidence not JSON": ["--evidence", str(not_json), "is not JSON"],
+        "evidence not a matrix": [
+            "--evidence",
+            str(not_matrix),
+            "is not the output of `python -m exportpass_fix matrix --json`",
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "co-author without email",
+        "author without name",
+        "evidence missing",
+        "evidence not JSON",
+        "evidence not a matrix",
+    ],
+)
+def test_bad_patch_options_are_refused_and_nothing_written(
+    case: str, tmp_path: Path
+) -> None:
+    *args, message = _bad_options(tmp_path)[case]
+    out = tmp_path / "out"
+    out.mkdir()
+    before = _snapshot(tmp_path)
+
+    done = _patch_cli(*args, "-o", str(out))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert _snapshot(tmp_path) == before

@@ -18,6 +18,8 @@ from typing import Dict, List, Optional, Set
 
 from exportpass_fix.__main__ import installed_executorch_dir
 from exportpass_fix.autoapply import environ_without_hook
+from exportpass_fix.fix_source import PASS_BASE, TEST_PASS_INFRA
+from exportpass_fix.source_spans import method_span
 from exportpass_fix.upstream_patch import planned_changes
 
 
@@ -30,6 +32,29 @@ def executorch_dir() -> Path:
 def patched_texts() -> Dict[str, str]:
     """Relative path (``exir/...``) -> patched text, for the installed wheel."""
     return {change.path: change.new for change in planned_changes(executorch_dir())}
+
+
+def wheel_texts() -> Dict[str, str]:
+    """The installed wheel's texts of the two files the patch changes."""
+    return {
+        relative: (executorch_dir() / relative).read_text()
+        for relative in (PASS_BASE, TEST_PASS_INFRA)
+    }
+
+
+EARLIER_CALL = Path(__file__).resolve().parent / "data" / "call_0.1.0.py.txt"
+
+
+def with_earlier_fix(texts: Dict[str, str]) -> Dict[str, str]:
+    """``texts`` with pass_base's ``call`` replaced by this project's 0.1.0 fix."""
+    span = method_span(texts[PASS_BASE], "_ExportPassBase", "call")
+    assert span is not None
+    earlier = (
+        "".join(span.lines[: span.start - 1])
+        + EARLIER_CALL.read_text()
+        + "".join(span.lines[span.end :])
+    )
+    return {**texts, PASS_BASE: earlier}
 
 
 def _link_dir(source: Path, dest: Path, replaced: Dict[Path, str]) -> None:

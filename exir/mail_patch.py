@@ -1,0 +1,83 @@
+"""A mail-formatted patch (what ``git format-patch`` writes, ``git am``
+reads) from whole-file changes: headers, message, diffstat and diffs."""
+
+import difflib
+from dataclasses import dataclass
+from typing import List, Tuple
+
+from .pr_description import SUBJECT
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    old: str
+    new: str
+
+
+def _file_diff(change: FileChange) -> Tuple[str, int, int]:
+    """A ``diff --git`` section for one file, with its added/removed counts."""
+    hunks = list(
+        difflib.unified_diff(
+            change.old.splitlines(keepends=True),
+            change.new.splitlines(keepends=True),
+            fromfile=f"a/{change.path}",
+            tofile=f"b/{change.path}",
+            n=3,
+        )
+    )
+    body = hunks[2:]
+    added = sum(1 for line in body if line.startswith("+"))
+    removed = sum(1 for line in body if line.startswith("-"))
+    text = f"diff --git a/{change.path} b/{change.path}\n" + "".join(hunks)
+    return text, added, removed
+
+
+def _bar_width(count: int, scale: float) -> int:
+    """As git draws it: scaled to fit, but never zero for a nonzero count."""
+    return max(1, round(count * scale)) if count else 0
+
+
+def _diffstat(rows: List[Tuple[str, int, int]]) -> str:
+    width = max(len(path) for path, _, _ in rows)
+    most = max(added + removed for _, added, removed in rows)
+    scale = min(1.0, 50 / most) if most else 1.0
+    lines = []
+    for path, added, removed in rows:
+        bar = "+" * _bar_width(added, scale) + "-" * _bar_width(removed, scale)
+        lines.append(f" {path.ljust(width)} | {added + removed:3d} {bar}\n")
+    total_added = sum(added for _, added, _ in rows)
+    total_removed = sum(removed for _, _, removed in rows)
+    lines.append(
+        f" {len(rows)} files changed,"
+        f" {total_added} insertion{'s' if total_added != 1 else ''}(+),"
+        f" {total_removed} deletion{'s' if total_removed != 1 else ''}(-)\n"
+    )
+    return "".join(lines)
+
+
+def patch_text(changes: List[FileChange], author: str, date: str, message: str) -> str:
+    diffs = [_file_diff(change) for change in changes]
+    stat = _diffstat(
+        [(c.path, added, removed) for c, (_, added, removed) in zip(changes, diffs)]
+    )
+    return (
+        "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+        f"From: {author}\n"
+        f"Date: {date}\n"
+        f"Subject: [PATCH] {SUBJECT}\n"
+        "\n"
+        f"{message}"
+        "---\n"
+        f"{stat}"
+        "\n"
+        + "".join(text for text, _, _ in diffs)
+        + "-- \nexecutorch-exportpass-fix\n\n"
+    )
+
+
+def patch_file_name() -> str:
+    slug = "".join(c if c.isalnum() else "-" for c in SUBJECT)
+    while "--" in slug:
+        slug = slug.replace("--", "-")
+    return f"0001-{slug.strip('-')}.patch"
