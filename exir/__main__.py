@@ -6,22 +6,15 @@ fit), with nothing written or changed.
 """
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 from typing import List, Optional
 
+from .trees import installed_executorch_dir
+
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_REFUSED = 2
-
-
-def installed_executorch_dir() -> Optional[Path]:
-    """The installed ``executorch`` package directory, without importing it."""
-    spec = importlib.util.find_spec("executorch")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0])
 
 
 def _refuse(command: str, reason: object) -> int:
@@ -59,6 +52,31 @@ def _check(args: argparse.Namespace) -> int:
     from .check import run_check
 
     return run_check()
+
+
+def _prove(args: argparse.Namespace) -> int:
+    import dataclasses
+    import json
+
+    from .prove import prove, ProveRefused
+    from .report import text_table
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
+
+    try:
+        proofs = prove(Path(args.checkout), args.ref or ["main", "release/1.4"], say)
+    except ProveRefused as refusal:
+        return _refuse("prove", refusal)
+    if args.json:
+        print(json.dumps([dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]))
+    for proof in [] if args.json else proofs:
+        print(f"\n{proof.ref} ({proof.commit[:12]}) over the installed executorch")
+        rows = [
+            [s.name, f"{'ok' if s.ok else 'FAIL'}: {s.detail}"] for s in proof.steps
+        ]
+        print(text_table(["step", "result"], rows))
+    return EXIT_OK if all(p.ok for p in proofs) else EXIT_CHECK_FAILED
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -100,6 +118,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="run the issue's repro and reduced model unpatched and with the fix",
     )
     check.set_defaults(run=_check)
+
+    prove = commands.add_parser(
+        "prove",
+        help="prove the patch on refs of an ExecuTorch git checkout: git am,"
+        " the new tests without and with the fix, exir/tests differential",
+    )
+    prove.add_argument(
+        "--checkout", required=True, help="ExecuTorch work tree or bare mirror"
+    )
+    prove.add_argument(
+        "--ref",
+        action="append",
+        help="ref to prove (repeatable; default: main release/1.4)",
+    )
+    prove.add_argument("--json", action="store_true", help="one JSON list on stdout")
+    prove.set_defaults(run=_prove)
 
     args = parser.parse_args(argv)
     return args.run(args)
