@@ -51,7 +51,51 @@ def _patch(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from .check import run_check
 
-    return run_check()
+    return run_check(args.model, args.partitioner, args.json, args.atol, args.rtol)
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    from .matrix import as_json, build_matrix, render, usable_partitioners
+    from .models import MODELS
+    from .partitioners import PARTITIONERS
+
+    unknown = [n for n in args.partitioner if n not in PARTITIONERS]
+    unknown += [n for n in args.model if n not in MODELS]
+    if unknown:
+        known = ", ".join([*PARTITIONERS, *MODELS])
+        return _refuse("matrix", f"unknown name {unknown[0]!r}; known: {known}")
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    partitioners = usable_partitioners(args.partitioner)
+    matrix = build_matrix(args.model or list(MODELS), partitioners, say)
+    bad = matrix.get("bad_input", [])
+    if bad:
+        return _refuse("matrix", bad[0])
+    print(as_json(matrix) if args.json else render(matrix, args.markdown))
+    return EXIT_OK if matrix["summary"]["changed"] == 0 else EXIT_CHECK_FAILED
+
+
+def _partitioners(args: argparse.Namespace) -> int:
+    import json
+    import logging
+
+    from .partitioners import PARTITIONERS, why_not
+    from .report import text_table
+
+    logging.disable(logging.WARNING)  # backends log their own import notes
+    reasons = {name: why_not(name) for name in PARTITIONERS}
+    if args.json:
+        print(
+            json.dumps(
+                {n: {"usable": r is None, "reason": r} for n, r in reasons.items()}
+            )
+        )
+        return EXIT_OK
+    rows = [[n, "yes" if r is None else "no", r or ""] for n, r in reasons.items()]
+    print(text_table(["partitioner", "usable here", "why not"], rows))
+    return EXIT_OK
 
 
 def _prove(args: argparse.Namespace) -> int:
@@ -117,7 +161,41 @@ def main(argv: Optional[List[str]] = None) -> int:
         "check",
         help="run the issue's repro and reduced model unpatched and with the fix",
     )
+    check.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="PATH.pt2 (torch.export.save), package.module:name, or builtin:NAME"
+        " (default: the issue's reduced model)",
+    )
+    check.add_argument(
+        "--partitioner",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="repeatable, passed together in this order (default: vulkan);"
+        " see `partitioners`",
+    )
+    check.add_argument("--atol", type=float, default=1e-5, help="default 1e-5")
+    check.add_argument("--rtol", type=float, default=1e-5, help="default 1e-5")
+    check.add_argument("--json", action="store_true", help="one JSON object on stdout")
     check.set_defaults(run=_check)
+
+    matrix = commands.add_parser(
+        "matrix",
+        help="every model x every usable partitioner, unpatched vs backport",
+    )
+    matrix.add_argument("--partitioner", action="append", default=[], metavar="NAME")
+    matrix.add_argument("--model", action="append", default=[], metavar="NAME")
+    output = matrix.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true")
+    output.add_argument("--markdown", action="store_true")
+    matrix.set_defaults(run=_matrix)
+
+    partitioners = commands.add_parser(
+        "partitioners", help="each partitioner name, and whether it is usable here"
+    )
+    partitioners.add_argument("--json", action="store_true")
+    partitioners.set_defaults(run=_partitioners)
 
     prove = commands.add_parser(
         "prove",

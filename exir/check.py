@@ -1,149 +1,170 @@
-"""``python -m exportpass_fix check``: the failure, then the fix, for real.
+"""``python -m exportpass_fix check``: is #22309 what blocks this export?
 
-Two subprocesses, one unpatched and one with ``apply()``, each run the
-issue's repro and lower the issue's reduced model through
-``VulkanPartitioner`` to a ``.pte``. The parent prints a progress line per
-step and a table; it exits 0 iff every step with the backport is ok.
+Two workers (see ``columns``), unpatched and with the backport, lower the
+model through the partitioners at the same time. Without ``--model`` and
+``--partitioner`` it is the issue's own case: the issue's graph and reduced
+model through Vulkan. Exit status: 0 when every step of the backport column
+is ok, 1 when one is not, 2 for bad input.
 """
 
 import json
-import re
-import subprocess
 import sys
-import tempfile
-import time
+import zipfile
+from pathlib import Path
 from typing import Dict, List, Optional
 
-from .autoapply import environ_without_hook
+from .columns import Column, COLUMNS, run_columns
+from .diagnosis import verdict
+from .partitioners import PARTITIONERS
+from .report import text_table
 
-COLUMNS = ("unpatched", "with backport")
-STEPS = ("import executorch", "issue repro", "Vulkan lowering", ".pte")
-
-
-def innermost_error(error: BaseException) -> str:
-    """The deepest cause's type and first line: the error under the wrappers."""
-    while error.__cause__ is not None or error.__context__ is not None:
-        error = error.__cause__ or error.__context__  # type: ignore[assignment]
-    first_line = (str(error).splitlines() or [""])[0]
-    # "<torch._subclasses.fake_tensor.FakeTensorMode object at 0x7f...>"
-    first_line = re.sub(r"<(?:\w+\.)*(\w+) object at 0x[0-9a-f]+>", r"\1", first_line)
-    if len(first_line) > 130:
-        first_line = first_line[:127] + "..."
-    return f"{type(error).__name__}: {first_line}"
-
-
-def _report(step: str, ok: bool, detail: str) -> None:
-    print(json.dumps({"step": step, "ok": ok, "detail": detail}), flush=True)
-
-
-def worker(with_backport: bool) -> None:
-    started = time.perf_counter()
-    import torch
-    from executorch.backends.vulkan.partitioner.vulkan_partitioner import (
-        VulkanPartitioner,
-    )
-    from executorch.exir import to_edge_transform_and_lower
-
-    from .backport import apply, installed_version
-
-    status = apply() if with_backport else "not applied"
-    _report(
-        STEPS[0],
-        True,
-        f"{installed_version()}, backport {status}"
-        f" ({time.perf_counter() - started:.0f} s)",
-    )
-
-    from .repro import modes_after_export_pass, SineFrequencies
-
-    modes = modes_after_export_pass()
-    _report(STEPS[1], modes == 1, f"{modes} fake mode{'s' if modes != 1 else ''}")
-
-    try:
-        exported = torch.export.export(SineFrequencies(), (torch.randn(4, 128),))
-        edge = to_edge_transform_and_lower(exported, partitioner=[VulkanPartitioner()])
-    except Exception as error:  # the lowering's failure is what we report
-        _report(STEPS[2], False, innermost_error(error))
-        _report(STEPS[3], False, "not reached")
-        return
-    _report(STEPS[2], True, "lowered")
-    try:
-        program = edge.to_executorch()
-    except Exception as error:
-        _report(STEPS[3], False, innermost_error(error))
-        return
-    _report(STEPS[3], len(program.buffer) > 0, f"{len(program.buffer)} bytes")
+DEFAULT_MODEL = "builtin:issue-reduced"
+DEFAULT_PARTITIONER = "vulkan"
+STEPS = {
+    "import": "import executorch",
+    "load": "load/export",
+    "lower": "to_edge_transform_and_lower",
+    "to_executorch": "to_executorch",
+    "run": "run vs eager",
+}
+# Without --model/--partitioner: the rows the README shows.
+ISSUE_STEPS = {
+    "import": "import executorch",
+    "issue repro": "issue repro",
+    "lower": "Vulkan lowering",
+    "to_executorch": ".pte",
+}
 
 
-def _run_column(column: str) -> Dict[str, Dict[str, object]]:
-    flag = "--with-backport" if column == COLUMNS[1] else "--unpatched"
-    print(f"[{column}] starting (importing executorch takes ~10 s)", flush=True)
-    # The start-up hook would fix the "unpatched" column behind our back.
-    env = environ_without_hook()
-    # stderr goes to a file: torch and the partitioners log plenty there, and
-    # a full stderr pipe would stall the worker while we read its stdout.
-    with tempfile.TemporaryFile("w+") as stderr_file:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "exportpass_fix.check", flag],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=stderr_file,
-            text=True,
+class BadInput(ValueError):
+    pass
+
+
+def validate(model: str, partitioners: List[str]) -> None:
+    """What the parent can refuse without importing anything."""
+    unknown = [name for name in partitioners if name not in PARTITIONERS]
+    if unknown:
+        raise BadInput(
+            f"unknown partitioner {unknown[0]!r}; known: {', '.join(PARTITIONERS)}"
         )
-        results: Dict[str, Dict[str, object]] = {}
-        assert process.stdout is not None
-        for line in process.stdout:
-            if not line.startswith("{"):
-                continue
-            result = json.loads(line)
-            results[result["step"]] = result
-            mark = "ok" if result["ok"] else "FAILED"
-            print(
-                f"[{column}] {result['step']}: {mark}, {result['detail']}", flush=True
+    if model.endswith(".pt2") or (":" not in model):
+        path = Path(model)
+        if not path.is_file():
+            raise BadInput(f"{model}: no such file")
+        if not zipfile.is_zipfile(path):
+            raise BadInput(
+                f"{model} is not a .pt2 archive (torch.export.save writes one)"
             )
-        returncode = process.wait()
-        stderr_file.seek(0)
-        stderr = stderr_file.read()
-    if returncode != 0 and len(results) < len(STEPS):
-        tail = (stderr.strip().splitlines() or ["no output"])[-1]
-        for step in STEPS:
-            results.setdefault(step, {"ok": False, "detail": f"worker died: {tail}"})
-    return results
 
 
-def _cell(result: Optional[Dict[str, object]]) -> str:
-    if result is None:
-        return "-"
-    return f"{'ok' if result['ok'] else 'FAIL'}: {result['detail']}"
+def _first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict:
+    """The column's first failed step of ``run`` (and of the column's own
+    steps, except the issue's repro when ``lowering_only``)."""
+    for record in column.records:
+        if lowering_only and record["step"] == "issue repro":
+            continue
+        if record.get("run") in (None, run) and not record["ok"]:
+            return {"failed": record["step"], **record}
+    if column.returncode != 0:
+        return {"failed": "worker", "error": f"worker died: {column.stderr_tail}"}
+    return {"failed": None}
 
 
-def table(columns: Dict[str, Dict[str, Dict[str, object]]]) -> str:
-    rows: List[List[str]] = [["step", *COLUMNS]]
-    for step in STEPS:
-        rows.append([step, *(_cell(columns[c].get(step)) for c in COLUMNS)])
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [" | ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
-    lines.insert(1, "-+-".join("-" * w for w in widths))
-    return "\n".join(lines)
+def diagnose(columns: Dict[str, Column], run: int = 0) -> Dict[str, object]:
+    unpatched = _first_failure(columns["unpatched"], run, lowering_only=True)
+    backport = _first_failure(columns["backport"], run, lowering_only=True)
+    lowered = columns["backport"].steps(run).get("lower", {})
+    failed_lowering = columns["unpatched"].steps(run).get("lower", {})
+    return {
+        "is_22309": bool(unpatched.get("is_22309")),
+        "blamed_pass": unpatched.get("blamed_pass"),
+        "unpatched_error": unpatched.get("error"),
+        "trigger_submodules": lowered.get("triggers")
+        or failed_lowering.get("triggers")
+        or [],
+        "verdict": verdict(unpatched, backport),
+    }
 
 
-def run_check() -> int:
-    columns = {column: _run_column(column) for column in COLUMNS}
-    print()
-    print(table(columns))
-    patched_ok = all(
-        columns[COLUMNS[1]].get(step, {}).get("ok") is True for step in STEPS
-    )
-    print()
-    print(
-        "the backport fixes #22309 here"
-        if patched_ok
-        else "FAILED: with the backport, not every step is ok"
-    )
-    return 0 if patched_ok else 1
+def _cell(record: Optional[Dict]) -> str:
+    if record is None:
+        return "FAIL: not reached"
+    return f"{'ok' if record['ok'] else 'FAIL'}: {record['detail']}"
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] not in (["--unpatched"], ["--with-backport"]):
-        sys.exit("usage: python -m exportpass_fix.check --unpatched|--with-backport")
-    worker(with_backport=sys.argv[1] == "--with-backport")
+def table(columns: Dict[str, Column], rows: Dict[str, str]) -> str:
+    body = []
+    for step, title in rows.items():
+        run = None if step in ("import", "issue repro") else 0
+        body.append([title, *(_cell(columns[c].steps(run).get(step)) for c in COLUMNS)])
+    return text_table(["step", "unpatched", "with backport"], body)
+
+
+def _diagnosis_lines(diagnosis: Dict) -> List[str]:
+    lines = [
+        f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
+    ]
+    if diagnosis["blamed_pass"]:
+        lines.append(
+            f"the pass manager blames: {diagnosis['blamed_pass']} (misleading)"
+        )
+    for trigger in diagnosis["trigger_submodules"]:
+        lines.append(f"trigger-shaped delegate {trigger['name']}:")
+        lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
+        lines.append(f"  ops: {', '.join(trigger['ops'])}")
+    lines.append(f"verdict: {diagnosis['verdict']}")
+    return lines
+
+
+def run_check(
+    model: Optional[str],
+    partitioners: List[str],
+    as_json: bool = False,
+    atol: float = 1e-5,
+    rtol: float = 1e-5,
+) -> int:
+    issue_case = model is None and not partitioners
+    model = model or DEFAULT_MODEL
+    partitioners = partitioners or [DEFAULT_PARTITIONER]
+    try:
+        validate(model, partitioners)
+    except BadInput as bad:
+        print(f"exportpass_fix check: refused: {bad}", file=sys.stderr)
+        return 2
+    out = sys.stderr if as_json else sys.stdout
+    say = lambda line: print(line, file=out, flush=True)  # noqa: E731
+    say("running unpatched and with the backport at once (imports take ~10 s)")
+    job = {
+        "repro": issue_case,
+        "runs": [{"model": model, "partitioners": partitioners}],
+        "tolerance": {"rtol": rtol, "atol": atol},
+    }
+    columns = run_columns(job, say)
+    bad = [c.bad_input for c in columns.values() if c.bad_input]
+    if bad:
+        print(f"exportpass_fix check: refused: {bad[0]}", file=sys.stderr)
+        return 2
+    diagnosis = diagnose(columns)
+    backport_ok = _first_failure(columns["backport"], 0)["failed"] is None
+    if as_json:
+        imported = columns["backport"].steps(None).get("import", {})
+        print(
+            json.dumps(
+                {
+                    "executorch": imported.get("executorch"),
+                    "torch": imported.get("torch"),
+                    "model": model,
+                    "partitioners": partitioners,
+                    "columns": {c: columns[c].records for c in COLUMNS},
+                    "diagnosis": {k: v for k, v in diagnosis.items() if k != "verdict"},
+                    "verdict": diagnosis["verdict"],
+                    "backport_ok": backport_ok,
+                }
+            )
+        )
+    else:
+        print()
+        print(table(columns, ISSUE_STEPS if issue_case else STEPS))
+        print()
+        print("\n".join(_diagnosis_lines(diagnosis)))
+    return 0 if backport_ok else 1

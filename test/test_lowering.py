@@ -5,7 +5,7 @@ from typing import Iterator
 import exportpass_fix
 import pytest
 import torch
-from exportpass_fix.check import innermost_error
+from exportpass_fix.diagnosis import innermost_error
 from models import example_input, PositionEmbeddingSine, SineFrequencies
 
 exir = pytest.importorskip("executorch.exir")

@@ -1,0 +1,111 @@
+"""Is a lowering failure #22309, and which part of the graph triggers it?
+
+``failure`` reads an exception chain: the innermost error, whether the
+fake-mode assertion of #22309 is in it, and the pass the pass manager's
+outer message blames. ``trigger_delegates`` and ``trigger_partitions`` find
+the delegated subgraphs with the trigger shape: at least one placeholder,
+none of them a user input. ``verdict`` turns two columns into one line.
+"""
+
+import re
+from typing import Dict, List, Optional
+
+import torch
+
+FAKE_MODE_MISMATCH = re.compile(r"fake mode .* doesn't match mode")
+BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
+HOW_TO_USE = (
+    "call exportpass_fix.apply() before to_edge_transform_and_lower(...),"
+    " or run your script with EXPORTPASS_FIX=1"
+)
+
+
+def _chain(error: BaseException) -> List[BaseException]:
+    chain = [error]
+    while chain[-1].__cause__ is not None or chain[-1].__context__ is not None:
+        chain.append(chain[-1].__cause__ or chain[-1].__context__)  # type: ignore
+    return chain
+
+
+def innermost_error(error: BaseException) -> str:
+    """The deepest cause's type and first line: the error under the wrappers."""
+    deepest = _chain(error)[-1]
+    first_line = (str(deepest).splitlines() or [""])[0]
+    # "<torch._subclasses.fake_tensor.FakeTensorMode object at 0x7f...>"
+    first_line = re.sub(r"<(?:\w+\.)*(\w+) object at 0x[0-9a-f]+>", r"\1", first_line)
+    if len(first_line) > 130:
+        first_line = first_line[:127] + "..."
+    return f"{type(deepest).__name__}: {first_line}"
+
+
+def failure(error: BaseException) -> Dict[str, object]:
+    chain = _chain(error)
+    blamed = [m.group(1) for e in chain for m in [BLAMED_PASS.search(str(e))] if m]
+    return {
+        "error": innermost_error(error),
+        "is_22309": any(
+            isinstance(e, AssertionError) and FAKE_MODE_MISMATCH.search(str(e))
+            for e in chain
+        ),
+        "blamed_pass": blamed[0] if blamed else None,
+    }
+
+
+def _trigger(name: str, graph: torch.fx.Graph, user_inputs: set) -> Optional[Dict]:
+    placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
+    if not placeholders or set(placeholders) & user_inputs:
+        return None
+    ops = [n.name for n in graph.nodes if n.op == "call_function"]
+    return {"name": name, "placeholders": placeholders, "ops": ops}
+
+
+def trigger_delegates(program: torch.export.ExportedProgram) -> List[Dict]:
+    """The lowered submodules whose placeholders are all constants."""
+    from executorch.exir.lowered_backend_module import get_lowered_submodules
+
+    found = []
+    for name, lowered, _ in get_lowered_submodules(program.graph_module):
+        original = lowered.original_module
+        trigger = _trigger(
+            name, original.graph, set(original.graph_signature.user_inputs)
+        )
+        if trigger is not None:
+            found.append({**trigger, "backend": lowered.backend_id})
+    return found
+
+
+def trigger_partitions(
+    program: torch.export.ExportedProgram, partitioners: List[object]
+) -> List[Dict]:
+    """Without a lowered program: the partitions that would be trigger-shaped,
+    each partitioner's tags, by the inputs that feed their nodes."""
+    user_inputs = set(program.graph_signature.user_inputs)
+    found = []
+    for partitioner in partitioners:
+        result = partitioner.partition(program)  # type: ignore[attr-defined]
+        nodes = list(result.tagged_exported_program.graph.nodes)
+        for tag in result.partition_tags:
+            members = [n for n in nodes if n.meta.get("delegation_tag") == tag]
+            feeding = {a for n in members for a in n.all_input_nodes} - set(members)
+            names = sorted(a.name for a in feeding if a.op == "placeholder")
+            others = [a for a in feeding if a.op != "placeholder"]
+            if names and not others and not set(names) & user_inputs:
+                ops = [n.name for n in members if n.op == "call_function"]
+                found.append({"name": tag, "placeholders": names, "ops": ops})
+    return found
+
+
+def verdict(unpatched: Dict, backport: Dict) -> str:
+    """One line from each column's first failing step (None if all ok)."""
+    if unpatched.get("failed") is None:
+        return "not affected by #22309 (lowers unpatched)"
+    if backport.get("failed") is None:
+        if unpatched.get("is_22309"):
+            return f"blocked by #22309 — the backport unblocks it ({HOW_TO_USE})"
+        return (
+            "lowers only with the backport, though the unpatched error is not"
+            f" #22309's: {unpatched.get('error')}"
+        )
+    if unpatched.get("is_22309"):
+        return f"the backport does not make it lower: {backport.get('error')}"
+    return f"fails for another reason, not #22309: {unpatched.get('error')}"

@@ -1,0 +1,110 @@
+"""What ``--model`` names, loaded: an ``ExportedProgram`` with its inputs.
+
+A SPEC is one of:
+- ``PATH.pt2``: written by ``torch.export.save``; inputs from ``example_inputs``;
+- ``package.module:name``, importable from the current directory: an
+  ``ExportedProgram``, or a callable returning one or a
+  ``(torch.nn.Module, example_args)`` pair (exported with torch.export);
+- ``builtin:NAME``: one of this project's models (``models.MODELS``).
+Anything that does not fit raises ``BadModel``; a model whose own export
+fails raises that error, which is not bad input.
+"""
+
+import importlib
+import os
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Tuple
+
+import torch
+
+SAVE_HINT = (
+    "save it with its inputs: ep = torch.export.export(model, example_args);"
+    ' torch.export.save(ep, "model.pt2")'
+)
+
+
+class BadModel(ValueError):
+    """The SPEC does not name a model this tool can load."""
+
+
+@dataclass
+class Model:
+    program: torch.export.ExportedProgram
+    inputs: Tuple[tuple, Dict]
+    eager: Callable[..., object]
+    how: str
+    rtol: float = 1e-5
+    atol: float = 1e-5
+
+
+def _from_pt2(path: Path) -> Model:
+    if not path.is_file():
+        raise BadModel(f"{path}: no such file")
+    if not zipfile.is_zipfile(path):
+        raise BadModel(f"{path} is not a .pt2 archive (torch.export.save writes one)")
+    try:
+        program = torch.export.load(str(path))
+    except Exception as error:
+        first = (str(error).splitlines() or [type(error).__name__])[0]
+        raise BadModel(f"{path} is a corrupt .pt2 archive: {first}") from None
+    if program.example_inputs is None:
+        raise BadModel(f"{path} has no example inputs; {SAVE_HINT}")
+    args, kwargs = program.example_inputs
+    return Model(program, (args, kwargs), program.module(), f"loaded {path.name}")
+
+
+def _exported(value: object, where: str) -> Model:
+    if isinstance(value, torch.export.ExportedProgram):
+        if value.example_inputs is None:
+            raise BadModel(f"{where} has no example inputs; {SAVE_HINT}")
+        args, kwargs = value.example_inputs
+        return Model(value, (args, kwargs), value.module(), f"took {where}")
+    if (
+        isinstance(value, tuple)
+        and len(value) == 2
+        and isinstance(value[0], torch.nn.Module)
+        and isinstance(value[1], tuple)
+    ):
+        module, args = value
+        program = torch.export.export(module, args)
+        return Model(program, (args, {}), module, f"exported {where}")
+    raise BadModel(
+        f"{where} is a {type(value).__name__}, not an ExportedProgram or a"
+        " (torch.nn.Module, example_args) pair"
+    )
+
+
+def _from_import(spec: str) -> Model:
+    module_name, _, attribute = spec.partition(":")
+    sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise BadModel(f"cannot import {module_name!r}: {error}") from None
+    finally:
+        sys.path.pop(0)
+    if not hasattr(module, attribute):
+        raise BadModel(f"{module_name!r} has no attribute {attribute!r}")
+    value = getattr(module, attribute)
+    if callable(value) and not isinstance(value, torch.nn.Module):
+        value = value()
+    return _exported(value, spec)
+
+
+def load_model(spec: str, rtol: float = 1e-5, atol: float = 1e-5) -> Model:
+    if spec.startswith("builtin:"):
+        from .models import build, MODELS
+
+        name = spec.split(":", 1)[1]
+        if name not in MODELS:
+            raise BadModel(f"no built-in model {name!r}; known: {', '.join(MODELS)}")
+        model = _exported(build(name), spec)
+    elif spec.endswith(".pt2") or ":" not in spec:
+        model = _from_pt2(Path(spec))
+    else:
+        model = _from_import(spec)
+    model.rtol, model.atol = rtol, atol
+    return model

@@ -1,0 +1,177 @@
+"""One column of ``check`` and ``matrix``: a process that lowers models.
+
+``python -m exportpass_fix.worker COLUMN JOB_JSON`` (COLUMN ``unpatched`` or
+``backport``) imports ExecuTorch once, applies the backport in the backport
+column, then for each run of the job: load or export the model, lower it
+with ``to_edge_transform_and_lower``, ``to_executorch``, and, where the
+pybindings run every delegate, execute the ``.pte`` and compare with eager.
+Each step is one JSON line on stdout; bad input is one line
+``{"bad_input": ...}`` and exit status 2.
+"""
+
+import hashlib
+import json
+import sys
+import time
+from typing import Dict, List, Optional, Tuple
+
+import torch
+
+from .diagnosis import failure, trigger_delegates, trigger_partitions
+from .model_spec import BadModel, load_model, Model
+from .partitioners import construct, PARTITIONERS, Unavailable
+
+EXIT_BAD_INPUT = 2
+
+
+def emit(**record: object) -> None:
+    print(json.dumps(record), flush=True)
+
+
+def _runtime_note(partitioners: List[str]) -> Optional[str]:
+    """None if the pybindings run every delegate, else why not."""
+    missing = [name for name in partitioners if not PARTITIONERS[name].runs_here]
+    if not missing:
+        return None
+    return f"no runtime for {', '.join(missing)} in these pybindings"
+
+
+def _max_abs_error(buffer: bytes, model: Model) -> Tuple[float, bool, float, float]:
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch_from_buffer,
+    )
+
+    args, kwargs = model.inputs
+    outputs = _load_for_executorch_from_buffer(buffer).forward(
+        tuple(torch.utils._pytree.tree_leaves((args, kwargs)))
+    )
+    expected = torch.utils._pytree.tree_leaves(model.eager(*args, **kwargs))
+    errors = [float((o - e).abs().max()) for o, e in zip(outputs, expected)]
+    close = len(outputs) == len(expected) and all(
+        torch.allclose(o, e, rtol=model.rtol, atol=model.atol)
+        for o, e in zip(outputs, expected)
+    )
+    return max(errors, default=0.0), close, model.rtol, model.atol
+
+
+def run_one(run: int, spec: str, names: List[str], tolerance: Dict) -> None:
+    from executorch.exir import to_edge, to_edge_transform_and_lower
+
+    def step(name: str, started: float, ok: bool, detail: str, **data) -> None:
+        seconds = round(time.perf_counter() - started, 2)
+        emit(run=run, step=name, ok=ok, detail=detail, seconds=seconds, **data)
+
+    started = time.perf_counter()
+    try:
+        model = load_model(spec, **tolerance)
+    except BadModel as bad:
+        emit(bad_input=str(bad))
+        sys.exit(EXIT_BAD_INPUT)
+    except Exception as error:  # the model's own export failed: report it
+        step("load", started, False, failure(error)["error"], **failure(error))
+        return
+    step("load", started, True, model.how)
+    started = time.perf_counter()
+    partitioners = [construct(name) for name in names]
+    try:
+        edge = to_edge_transform_and_lower(model.program, partitioner=partitioners)
+    except Exception as error:  # lowering's failure is what we diagnose
+        try:
+            edge_program = to_edge(model.program).exported_program()
+            triggers = trigger_partitions(edge_program, [construct(n) for n in names])
+        except Exception:  # the partitioner alone fails too: nothing to show
+            triggers = []
+        step(
+            "lower",
+            started,
+            False,
+            failure(error)["error"],
+            **failure(error),
+            triggers=triggers,
+        )
+        return
+    program = edge.exported_program()
+    delegates = trigger_delegates(program)
+    count = sum(
+        1 for n in program.graph.nodes if "executorch_call_delegate" in str(n.target)
+    )
+    step(
+        "lower",
+        started,
+        True,
+        f"{count} delegate(s)",
+        delegates=count,
+        triggers=delegates,
+    )
+    started = time.perf_counter()
+    try:
+        buffer = edge.to_executorch().buffer
+    except Exception as error:
+        step("to_executorch", started, False, failure(error)["error"], **failure(error))
+        return
+    digest = hashlib.sha256(buffer).hexdigest()
+    step(
+        "to_executorch",
+        started,
+        True,
+        f"{len(buffer)} bytes",
+        pte_bytes=len(buffer),
+        pte_sha256=digest,
+    )
+    started = time.perf_counter()
+    note = _runtime_note(names)
+    if note is not None:
+        step("run", started, True, note, ran=False)
+        return
+    error, close, rtol, atol = _max_abs_error(buffer, model)
+    step(
+        "run",
+        started,
+        close,
+        f"max abs error {error:.2e} (rtol={rtol:g}, atol={atol:g})",
+        ran=True,
+        max_abs_error=error,
+    )
+
+
+def main(column: str, job: Dict) -> None:
+    started = time.perf_counter()
+    import executorch.exir  # noqa: F401 (the import the user's script pays)
+
+    from .backport import apply, installed_version
+
+    status = apply() if column == "backport" else "not applied"
+    for name in dict.fromkeys(n for run in job["runs"] for n in run["partitioners"]):
+        try:
+            construct(name)
+        except Unavailable as reason:
+            emit(bad_input=f"partitioner {name!r} cannot be used here: {reason}")
+            sys.exit(EXIT_BAD_INPUT)
+    emit(
+        run=None,
+        step="import",
+        ok=True,
+        seconds=round(time.perf_counter() - started, 2),
+        detail=f"{installed_version()}, backport {status}"
+        f" ({time.perf_counter() - started:.0f} s)",
+        executorch=installed_version(),
+        torch=torch.__version__,
+    )
+    if job.get("repro"):
+        from .repro import modes_after_export_pass
+
+        begun = time.perf_counter()
+        modes = modes_after_export_pass()
+        emit(
+            run=None,
+            step="issue repro",
+            ok=modes == 1,
+            detail=f"{modes} fake mode{'s' if modes != 1 else ''}",
+            seconds=round(time.perf_counter() - begun, 2),
+        )
+    for index, run in enumerate(job["runs"]):
+        run_one(index, run["model"], run["partitioners"], job.get("tolerance", {}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], json.loads(sys.argv[2]))
