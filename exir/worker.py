@@ -134,8 +134,22 @@ def run_one(run: int, spec: str, names: List[str], tolerance: Dict) -> None:
     )
 
 
+def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
+    """Load each user-given model once before the long imports, so bad input
+    is refused in seconds; a model whose export fails is reported later."""
+    for spec in dict.fromkeys(s for s in specs if not s.startswith("builtin:")):
+        try:
+            load_model(spec, **tolerance)
+        except BadModel as bad:
+            emit(bad_input=str(bad))
+            sys.exit(EXIT_BAD_INPUT)
+        except Exception:  # the model's own failure: its run reports it
+            pass
+
+
 def main(column: str, job: Dict) -> None:
     started = time.perf_counter()
+    _refuse_bad_models([run["model"] for run in job["runs"]], job.get("tolerance", {}))
     import executorch.exir  # noqa: F401 (the import the user's script pays)
 
     from .backport import apply, installed_version

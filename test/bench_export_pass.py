@@ -62,9 +62,9 @@ def chain_graph(nodes: int, kind: str) -> torch.fx.GraphModule:
 
 
 def time_rounds(
-    calls: Dict[str, Callable[..., object]], graph: torch.fx.GraphModule, rounds: int
+    calls: Dict[str, Callable[..., object]], work: Callable[[], object], rounds: int
 ) -> Dict[str, List[float]]:
-    """CPU seconds of ``ExportPass()(graph)`` per call, one sample a round."""
+    """CPU seconds of ``work()`` with each ``call`` installed, a sample a round."""
     samples: Dict[str, List[float]] = {name: [] for name in calls}
     names = list(calls)
     for index in range(rounds):
@@ -74,7 +74,7 @@ def time_rounds(
         for name in names[shift:] + names[:shift]:
             pass_base._ExportPassBase.call = calls[name]
             started = time.process_time()
-            ExportPass()(graph)
+            work()
             samples[name].append(time.process_time() - started)
         gc.enable()
     return samples
@@ -127,7 +127,8 @@ def main() -> None:
     try:
         for nodes, rounds in SIZES:
             for kind in KINDS:
-                samples = time_rounds(calls, chain_graph(nodes, kind), rounds)
+                graph = chain_graph(nodes, kind)
+                samples = time_rounds(calls, lambda g=graph: ExportPass()(g), rounds)
                 print(
                     f"{nodes:>6} {kind:<14}"
                     f" {statistics.median(samples['unfixed']) * 1e3:>11.2f}"

@@ -6,7 +6,7 @@ import exportpass_fix
 import pytest
 import torch
 from exportpass_fix.diagnosis import innermost_error
-from models import example_input, PositionEmbeddingSine, SineFrequencies
+from exportpass_fix.models import build
 
 exir = pytest.importorskip("executorch.exir")
 vulkan = pytest.importorskip(
@@ -31,15 +31,19 @@ def fixed() -> Iterator[None]:
     assert not exportpass_fix.is_fixed()
 
 
-def _lower(model: torch.nn.Module, partitioner: object) -> bytes:
-    exported = torch.export.export(model, (example_input(model),))
+TRIGGER_MODELS = ["issue-reduced", "detr-sine"]
+
+
+def _lower(name: str, partitioner: object) -> bytes:
+    model, args = build(name)
+    exported = torch.export.export(model, args)
     edge = exir.to_edge_transform_and_lower(exported, partitioner=[partitioner])
     return edge.to_executorch().buffer
 
 
-@pytest.mark.parametrize("model", [SineFrequencies(), PositionEmbeddingSine()])
+@pytest.mark.parametrize("model", TRIGGER_MODELS)
 def test_vulkan_lowering_fails_unpatched_with_the_fake_mode_assertion(
-    model: torch.nn.Module,
+    model: str,
 ) -> None:
     assert not exportpass_fix.is_fixed()
     with pytest.raises(Exception) as raised:
@@ -54,9 +58,9 @@ def test_vulkan_lowering_fails_unpatched_with_the_fake_mode_assertion(
     assert "doesn't match mode" in innermost
 
 
-@pytest.mark.parametrize("model", [SineFrequencies(), PositionEmbeddingSine()])
+@pytest.mark.parametrize("model", TRIGGER_MODELS)
 def test_vulkan_lowering_and_serialization_succeed_with_the_fix(
-    fixed: None, model: torch.nn.Module
+    fixed: None, model: str
 ) -> None:
     buffer = _lower(model, vulkan.VulkanPartitioner())
 
@@ -64,13 +68,11 @@ def test_vulkan_lowering_and_serialization_succeed_with_the_fix(
     assert b"VulkanBackend" in buffer
 
 
-@pytest.mark.parametrize("model", [SineFrequencies(), PositionEmbeddingSine()])
-def test_xnnpack_program_matches_eager_with_the_fix(
-    fixed: None, model: torch.nn.Module
-) -> None:
-    x = example_input(model)
+@pytest.mark.parametrize("model", TRIGGER_MODELS)
+def test_xnnpack_program_matches_eager_with_the_fix(fixed: None, model: str) -> None:
+    eager, args = build(model)
     buffer = _lower(model, xnnpack.XnnpackPartitioner())
 
     assert b"XnnpackBackend" in buffer
-    (output,) = runtime._load_for_executorch_from_buffer(buffer).forward((x,))
-    torch.testing.assert_close(output, model(x), rtol=RTOL, atol=ATOL)
+    (output,) = runtime._load_for_executorch_from_buffer(buffer).forward(args)
+    torch.testing.assert_close(output, eager(*args), rtol=RTOL, atol=ATOL)
