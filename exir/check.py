@@ -65,7 +65,7 @@ def _first_failure(column: Column, run: int, lowering_only: bool = False) -> Dic
             continue
         if record.get("run") in (None, run) and not record["ok"]:
             return {"failed": record["step"], **record}
-    if column.returncode != 0:
+    if column.returncode != 0 and "run" not in column.steps(run):
         return {"failed": "worker", "error": f"worker died: {column.stderr_tail}"}
     return {"failed": None}
 

@@ -33,19 +33,28 @@ def _column_view(column: Column, run: int) -> Dict[str, object]:
         "trigger_delegates": len(lowered.get("triggers") or []),
         "pte_bytes": pte.get("pte_bytes"),
         "pte_sha256": pte.get("pte_sha256"),
+        "pte_uuid_blind_digest": pte.get("pte_uuid_blind_digest"),
         "max_abs_error": ran.get("max_abs_error"),
         "seconds": round(sum(float(s.get("seconds", 0)) for s in steps.values()), 2),
     }
 
 
-def outcome(unpatched: Dict, backport: Dict) -> str:
+def compared_digest(partitioner: str) -> str:
+    """Raw bytes, unless the backend writes fresh UUIDs into every .pte."""
+    from .partitioners import PARTITIONERS
+
+    uuids = PARTITIONERS[partitioner].uuids
+    return "pte_sha256" if uuids is None else "pte_uuid_blind_digest"
+
+
+def outcome(unpatched: Dict, backport: Dict, digest: str = "pte_sha256") -> str:
     if not unpatched["lowered"]:
         if unpatched["is_22309"] and backport["lowered"]:
             return "unblocked"
         if not backport["lowered"] and not unpatched["is_22309"]:
             return "fails both"
         return "changed"
-    same = all(unpatched[key] == backport[key] for key in ("delegates", "pte_sha256"))
+    same = all(unpatched[key] == backport[key] for key in ("delegates", digest))
     return "unchanged" if backport["lowered"] and same else "changed"
 
 
@@ -68,7 +77,8 @@ def build_matrix(models: List[str], partitioners: List[str], say) -> Dict[str, o
                 "trigger_model": MODELS[model][1],
                 "unpatched": unpatched,
                 "backport": backport,
-                "outcome": outcome(unpatched, backport),
+                "compared": compared_digest(partitioner),
+                "outcome": outcome(unpatched, backport, compared_digest(partitioner)),
             }
         )
     counts = {key: sum(1 for r in rows if r["outcome"] == key) for key in OUTCOMES}
@@ -77,6 +87,11 @@ def build_matrix(models: List[str], partitioners: List[str], say) -> Dict[str, o
         "blocked": sum(1 for r in rows if r["unpatched"]["is_22309"]),
         "unblocked": counts["unblocked"],
         "unchanged": counts["unchanged"],
+        "unchanged_uuid_blind": sum(
+            1
+            for r in rows
+            if r["outcome"] == "unchanged" and r["compared"] != "pte_sha256"
+        ),
         "fails_both": counts["fails both"],
         "changed": counts["changed"],
     }
@@ -101,7 +116,9 @@ def summary_line(matrix: Dict) -> str:
     return (
         f"{s['pairs']} pairs: {s['blocked']} blocked by #22309 unpatched, of which"
         f" {s['unblocked']} unblocked by the fix; {s['unchanged']} lower either"
-        f" way with identical .pte bytes; {s['fails_both']} fail either way for"
+        f" way with identical .pte bytes ({s['unchanged_uuid_blind']} of them"
+        " compared blind to the fresh UUIDs CoreML writes);"
+        f" {s['fails_both']} fail either way for"
         f" reasons of their own; {s['changed']} changed otherwise by the fix"
     )
 

@@ -7,8 +7,9 @@ an ExecuTorch version that does not ship it).
 """
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, Optional, Tuple
 
 BACKENDS = "executorch.backends"
 
@@ -22,6 +23,13 @@ class Entry:
     needs: Optional[str] = None
     # The ExecuTorch pybindings here run this backend's delegates.
     runs_here: bool = False
+    # The executorch extra that installs the Python packages it imports.
+    extra: Optional[str] = None
+    # Python packages its lowering imports, which construction does not check.
+    requires: Tuple[Tuple[str, str], ...] = ()  # (import name, pip name)
+    # Why its .pte differs between identical runs: the fresh UUIDs it writes.
+    # Its programs are compared by a UUID-blind digest (worker.py), not bytes.
+    uuids: Optional[str] = None
 
 
 def _compile_spec(key: str, value: bytes) -> object:
@@ -49,27 +57,40 @@ PARTITIONERS: Dict[str, Entry] = {
         XNNPACK, "XnnpackDynamicallyQuantizedPartitioner", runs_here=True
     ),
     "native": Entry("native.partitioner", "NativePartitioner"),
-    "coreml": Entry("apple.coreml.partition", "CoreMLPartitioner"),
-    "coreai": Entry("apple.coreai.partition.partitioner", "CoreAIPartitioner"),
+    "coreml": Entry(
+        "apple.coreml.partition",
+        "CoreMLPartitioner",
+        uuids="CoreML names each model executorch_<uuid4>, and its .mlpackage"
+        " manifest lists entries keyed by fresh uuid4s, in their order",
+    ),
+    "coreai": Entry(
+        "apple.coreai.partition.partitioner",
+        "CoreAIPartitioner",
+        requires=(("coreai_torch", "coreai-torch"),),
+    ),
     "openvino": Entry(
         "openvino.partitioner",
         "OpenvinoPartitioner",
         lambda cls: cls([_compile_spec("device", b"CPU")]),
+        extra="openvino",
     ),
     "tosa": Entry(
         "arm.tosa.partitioner",
         "TOSAPartitioner",
         _arm("arm.tosa.compile_spec", "TosaCompileSpec", "TOSA-1.0+FP"),
+        extra="ethos-u",
     ),
     "ethos-u": Entry(
         "arm.ethosu.partitioner",
         "EthosUPartitioner",
         _arm("arm.ethosu.compile_spec", "EthosUCompileSpec", "ethos-u55-128"),
+        extra="ethos-u",
     ),
     "vgf": Entry(
         "arm.vgf.partitioner",
         "VgfPartitioner",
         _arm("arm.vgf.compile_spec", "VgfCompileSpec", "TOSA-1.0+FP"),
+        extra="vgf",
     ),
     "mlx": Entry("mlx.partitioner", "MLXPartitioner"),
     "mps": Entry(
@@ -101,31 +122,22 @@ PARTITIONERS: Dict[str, Entry] = {
     ),
 }
 
-# Import names of optional packages -> what to pip install.
-PIP_NAMES = {
-    "openvino": "openvino",
-    "tosa": "tosa-tools",
-    "tosa_serializer": "tosa-tools",
-    "serializer": "tosa-tools",
-    "ethosu": "ethos-u-vela",
-    "coreai_torch": "coreai-torch",
-    "coremltools": "coremltools",
-}
-
 
 class Unavailable(Exception):
     """The partitioner cannot be built here; the message says why."""
 
 
-def _missing_module_reason(error: ModuleNotFoundError, name: str) -> str:
+def _missing_module_reason(error: ModuleNotFoundError, entry: Entry) -> str:
+    from .backport import installed_version
+
     missing = error.name or str(error)
     if missing.startswith(f"{BACKENDS}.") or missing == "executorch.backends":
-        from .backport import installed_version
-
         return f"not in this ExecuTorch ({installed_version()})"
     top = missing.split(".")[0]
-    pip = PIP_NAMES.get(top, top)
-    return f"needs the Python package {top!r}: pip install {pip}"
+    if entry.extra is None:
+        return f"needs the Python package {top!r}"
+    pip = f'pip install "executorch[{entry.extra}]=={installed_version()}"'
+    return f"needs the Python package {top!r}: {pip}"
 
 
 def construct(name: str) -> object:
@@ -137,10 +149,15 @@ def construct(name: str) -> object:
         module = importlib.import_module(f"{BACKENDS}.{entry.module}")
         cls = getattr(module, entry.cls)
     except ModuleNotFoundError as error:
-        raise Unavailable(_missing_module_reason(error, name)) from None
+        raise Unavailable(_missing_module_reason(error, entry)) from None
     except (ImportError, AttributeError) as error:
         first = (str(error).splitlines() or [type(error).__name__])[0]
         raise Unavailable(f"cannot be imported here: {first}") from None
+    for module_name, pip_name in entry.requires:
+        if importlib.util.find_spec(module_name) is None:
+            raise Unavailable(
+                f"needs the Python package {module_name!r}: pip install {pip_name}"
+            )
     try:
         return entry.make(cls)
     except Exception as error:  # a constructor that needs what is not here

@@ -11,9 +11,10 @@ Each step is one JSON line on stdout; bad input is one line
 
 import hashlib
 import json
+import re
 import sys
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import torch
 
@@ -54,84 +55,90 @@ def _max_abs_error(buffer: bytes, model: Model) -> Tuple[float, bool, float, flo
     return max(errors, default=0.0), close, model.rtol, model.atol
 
 
-def run_one(run: int, spec: str, names: List[str], tolerance: Dict) -> None:
-    from executorch.exir import to_edge, to_edge_transform_and_lower
+Outcome = Tuple[object, bool, str, Dict[str, object]]
 
-    def step(name: str, started: float, ok: bool, detail: str, **data) -> None:
-        seconds = round(time.perf_counter() - started, 2)
-        emit(run=run, step=name, ok=ok, detail=detail, seconds=seconds, **data)
 
+def _timed(run: int, name: str, action: Callable[[], Outcome]) -> Optional[object]:
+    """Run one step, emit its line; the step's value, or None if it failed."""
     started = time.perf_counter()
     try:
-        model = load_model(spec, **tolerance)
+        value, ok, detail, data = action()
     except BadModel as bad:
         emit(bad_input=str(bad))
         sys.exit(EXIT_BAD_INPUT)
-    except Exception as error:  # the model's own export failed: report it
-        step("load", started, False, failure(error)["error"], **failure(error))
-        return
-    step("load", started, True, model.how)
-    started = time.perf_counter()
-    partitioners = [construct(name) for name in names]
+    except Exception as error:  # the step's failure is what we report
+        data = {**failure(error), **getattr(error, "diagnosis", {})}
+        value, ok, detail = None, False, str(data["error"])
+    seconds = round(time.perf_counter() - started, 2)
+    emit(run=run, step=name, ok=ok, detail=detail, seconds=seconds, **data)
+    return value if ok else None
+
+
+def _lower(model: Model, names: List[str]) -> Outcome:
+    from executorch.exir import to_edge, to_edge_transform_and_lower
+
     try:
-        edge = to_edge_transform_and_lower(model.program, partitioner=partitioners)
-    except Exception as error:  # lowering's failure is what we diagnose
-        try:
-            edge_program = to_edge(model.program).exported_program()
-            triggers = trigger_partitions(edge_program, [construct(n) for n in names])
+        edge = to_edge_transform_and_lower(
+            model.program, partitioner=[construct(n) for n in names]
+        )
+    except Exception as error:
+        try:  # which partitions would have had the trigger shape
+            program = to_edge(model.program).exported_program()
+            triggers = trigger_partitions(program, [construct(n) for n in names])
         except Exception:  # the partitioner alone fails too: nothing to show
             triggers = []
-        step(
-            "lower",
-            started,
-            False,
-            failure(error)["error"],
-            **failure(error),
-            triggers=triggers,
-        )
-        return
-    program = edge.exported_program()
-    delegates = trigger_delegates(program)
-    count = sum(
-        1 for n in program.graph.nodes if "executorch_call_delegate" in str(n.target)
-    )
-    step(
-        "lower",
-        started,
-        True,
-        f"{count} delegate(s)",
-        delegates=count,
-        triggers=delegates,
-    )
-    started = time.perf_counter()
-    try:
-        buffer = edge.to_executorch().buffer
-    except Exception as error:
-        step("to_executorch", started, False, failure(error)["error"], **failure(error))
-        return
-    digest = hashlib.sha256(buffer).hexdigest()
-    step(
-        "to_executorch",
-        started,
-        True,
-        f"{len(buffer)} bytes",
-        pte_bytes=len(buffer),
-        pte_sha256=digest,
-    )
-    started = time.perf_counter()
+        error.diagnosis = {"triggers": triggers}  # type: ignore[attr-defined]
+        raise
+    graph = edge.exported_program().graph
+    count = sum(1 for n in graph.nodes if "executorch_call_delegate" in str(n.target))
+    data = {"delegates": count, "triggers": trigger_delegates(edge.exported_program())}
+    return edge, True, f"{count} delegate(s)", data
+
+
+UUID = re.compile(rb"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def _uuid_blind_digest(buffer: bytes) -> str:
+    """A digest of the byte histogram with UUIDs masked: blind to fresh UUIDs
+    and to the order of entries keyed by them, not to any other change."""
+    masked = bytearray(UUID.sub(b"0" * 36, buffer))
+    counts = torch.bincount(torch.frombuffer(masked, dtype=torch.uint8), minlength=256)
+    return hashlib.sha256(counts.numpy().tobytes()).hexdigest()
+
+
+def _serialize(edge: object) -> Outcome:
+    buffer = edge.to_executorch().buffer  # type: ignore[attr-defined]
+    data = {
+        "pte_bytes": len(buffer),
+        "pte_sha256": hashlib.sha256(buffer).hexdigest(),
+        "pte_uuid_blind_digest": _uuid_blind_digest(buffer),
+    }
+    return buffer, True, f"{len(buffer)} bytes", data
+
+
+def _run(buffer: bytes, model: Model, names: List[str]) -> Outcome:
     note = _runtime_note(names)
     if note is not None:
-        step("run", started, True, note, ran=False)
-        return
+        return None, True, note, {"ran": False}
     error, close, rtol, atol = _max_abs_error(buffer, model)
-    step(
-        "run",
-        started,
-        close,
-        f"max abs error {error:.2e} (rtol={rtol:g}, atol={atol:g})",
-        ran=True,
-        max_abs_error=error,
-    )
+    detail = f"max abs error {error:.2e} (rtol={rtol:g}, atol={atol:g})"
+    return None, close, detail, {"ran": True, "max_abs_error": error}
+
+
+def run_one(run: int, spec: str, names: List[str], tolerance: Dict) -> None:
+    def load() -> Outcome:
+        model = load_model(spec, **tolerance)
+        return model, True, model.how, {}
+
+    model = _timed(run, "load", load)
+    if model is None:
+        return
+    edge = _timed(run, "lower", lambda: _lower(model, names))
+    if edge is None:
+        return
+    buffer = _timed(run, "to_executorch", lambda: _serialize(edge))
+    if buffer is not None:
+        _timed(run, "run", lambda: _run(buffer, model, names))
 
 
 def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
