@@ -84,7 +84,7 @@ def test_what_lowered_unpatched_is_byte_identical_with_the_backport(
 
 
 def test_where_a_runtime_exists_outputs_match_eager(matrix: dict) -> None:
-    ran = [p for p in _pairs(matrix, partitioner="xnnpack")]
+    ran = _pairs(matrix, partitioner="xnnpack")
     assert len(ran) == len(MODELS)
     for pair in ran:
         for column in ("unpatched", "backport"):
