@@ -8,6 +8,7 @@ Each check starts two workers that import ExecuTorch (~10 s each, at once).
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 import pytest
 import torch
@@ -132,7 +133,8 @@ def _bad_inputs(tmp_path: Path) -> dict:
     not_zip = tmp_path / "notes.pt2"
     not_zip.write_text("not an archive")
     corrupt = tmp_path / "corrupt.pt2"
-    corrupt.write_bytes(b"PK\x03\x04" + b"\x00" * 64)
+    with zipfile.ZipFile(corrupt, "w") as archive:
+        archive.writestr("archive_format", "not what torch.export.save writes")
     model, args = build("issue-reduced")
     program = torch.export.export(model, args)
     program._example_inputs = None
@@ -142,7 +144,7 @@ def _bad_inputs(tmp_path: Path) -> dict:
     return {
         "missing path": (["--model", str(tmp_path / "none.pt2")], "no such file"),
         "not an archive": (["--model", str(not_zip)], "is not a .pt2 archive"),
-        "corrupt archive": (["--model", str(corrupt)], "archive"),
+        "corrupt archive": (["--model", str(corrupt)], "is a corrupt .pt2 archive"),
         "no example inputs": (["--model", str(bare)], "torch.export.save(ep"),
         "not importable": (["--model", "no_such_module:x"], "cannot import"),
         "no attribute": (["--model", "wrong:missing"], "has no attribute 'missing'"),
