@@ -87,9 +87,10 @@ def trigger_partitions(
         for tag in result.partition_tags:
             members = [n for n in nodes if n.meta.get("delegation_tag") == tag]
             feeding = {a for n in members for a in n.all_input_nodes} - set(members)
-            names = sorted(a.name for a in feeding if a.op == "placeholder")
-            others = [a for a in feeding if a.op != "placeholder"]
-            if names and not others and not set(names) & user_inputs:
+            inputs = feeding | {n for n in members if n.op == "placeholder"}
+            names = sorted(a.name for a in inputs if a.op == "placeholder")
+            computed = [a for a in feeding if a.op != "placeholder"]
+            if names and not computed and not set(names) & user_inputs:
                 ops = [n.name for n in members if n.op == "call_function"]
                 found.append({"name": tag, "placeholders": names, "ops": ops})
     return found

@@ -90,6 +90,10 @@ def test_saved_detr_on_vulkan_is_diagnosed_as_22309(
         name.startswith("_lifted_tensor_constant") for name in trigger["placeholders"]
     )
     assert any(op.startswith("aten_arange") for op in trigger["ops"])
+    # The unpatched column, which has no lowered program, finds the same
+    # constants from the partitioner's own tags.
+    failed = {r["step"]: r for r in report["columns"]["unpatched"]}["lower"]
+    assert [t["placeholders"] for t in failed["triggers"]] == [trigger["placeholders"]]
     steps = {r["step"]: r for r in report["columns"]["backport"]}
     assert all(steps[s]["ok"] for s in ("load", "lower", "to_executorch"))
     assert "no runtime for vulkan" in steps["run"]["detail"]
