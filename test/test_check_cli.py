@@ -10,6 +10,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
 import pytest
 import torch
 from exportpass_fix.models import build
