@@ -140,9 +140,24 @@ def _missing_module_reason(error: ModuleNotFoundError, entry: Entry) -> str:
     return f"needs the Python package {top!r}: {pip}"
 
 
+def _shipped(entry: Entry) -> bool:
+    """Whether the installed ExecuTorch has the module, without importing it."""
+    from .trees import installed_executorch_dir
+
+    package = installed_executorch_dir()
+    if package is None:
+        return False
+    path = package.joinpath("backends", *entry.module.split("."))
+    return path.with_suffix(".py").is_file() or path.is_dir()
+
+
 def construct(name: str) -> object:
     """A new partitioner ``name``; raises ``Unavailable`` with the reason."""
     entry = PARTITIONERS[name]
+    if not _shipped(entry):
+        from .backport import installed_version
+
+        raise Unavailable(f"not in this ExecuTorch ({installed_version()})")
     if entry.needs is not None:
         raise Unavailable(f"needs {entry.needs}, not available on this machine")
     try:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from exportpass_fix.backport import installed_version
 from exportpass_fix.models import build
-from exportpass_fix.partitioners import why_not
+from exportpass_fix.partitioners import PARTITIONERS, why_not
 
 BLOCKED = "blocked by #22309 — the backport unblocks it"
 
@@ -188,3 +189,24 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(
     assert (
         sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == before
     )
+
+
+def test_partitioners_lists_every_name_and_why_not(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "partitioners", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+
+    assert done.returncode == 0, done.stderr
+    listing = json.loads(done.stdout)
+    assert list(listing) == list(PARTITIONERS)
+    for name in ("vulkan", "xnnpack", "coreml"):
+        assert listing[name] == {"usable": True, "reason": None}
+    release = tuple(int(part) for part in installed_version().split(".")[:2])
+    assert listing["webgpu"]["usable"] is (release >= (1, 5))
+    if release < (1, 5):
+        assert listing["webgpu"]["reason"].startswith("not in this ExecuTorch")
+    assert "QNN) SDK" in listing["qnn"]["reason"]
