@@ -183,3 +183,58 @@ def test_bad_patch_options_are_refused_and_nothing_written(
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert _snapshot(tmp_path) == before
+
+
+def _git_repo(root: Path, files: Dict[str, str]) -> Path:
+    _copy_tree(root, files)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "x"]):
+        subprocess.run(
+            ["git", "-c", "user.name=T", "-c", "user.email=t@t", *args],
+            cwd=root,
+            check=True,
+        )
+    return root
+
+
+def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
+    tree = wheel_texts()
+    broken = {**tree, "exir/__init__.py": "raise ImportError('broken on purpose')\n"}
+    return {
+        "not a checkout": [str(tmp_path), "HEAD", "is not a git checkout"],
+        "unknown ref": [
+            str(_git_repo(tmp_path / "et", tree)),
+            "no-such-ref",
+            "no-such-ref: no such ref",
+        ],
+        "not executorch": [
+            str(_git_repo(tmp_path / "other", {"README.md": "hi\n"})),
+            "HEAD",
+            "not an ExecuTorch tree",
+        ],
+        "exir does not import": [
+            str(_git_repo(tmp_path / "broken", broken)),
+            "HEAD",
+            "does not import over the installed package",
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "case", ["not a checkout", "unknown ref", "not executorch", "exir does not import"]
+)
+def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
+    checkout, ref, message = _prove_cases(tmp_path)[case]
+    before = _snapshot(tmp_path)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "prove"]
+        + ["--checkout", checkout, "--ref", ref],
+        capture_output=True,
+        text=True,
+    )
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert refusal.startswith("exportpass_fix prove: refused: ")
+    assert message in refusal
+    assert _snapshot(tmp_path) == before
