@@ -101,7 +101,7 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
     assert header.splitlines()[2].startswith("Date: ")
     message = rest.split("\n---\n", 1)[0]
     assert message.startswith("### Summary\n\nFixes #22309.")
-    for needle in ("### Test plan", "#22310 by @msluszniak", "#22891 by\n@psiddh"):
+    for needle in ("### Test plan", "#22310 by @msluszniak", "#22891 by @psiddh"):
         assert needle in message
     assert "Behaviour changes" in message and "New error:" in message
     assert LABEL not in message
