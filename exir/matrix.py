@@ -116,8 +116,9 @@ def summary_line(matrix: Dict) -> str:
     return (
         f"{s['pairs']} pairs: {s['blocked']} blocked by #22309 unpatched, of which"
         f" {s['unblocked']} unblocked by the fix; {s['unchanged']} lower either"
-        f" way with identical .pte bytes ({s['unchanged_uuid_blind']} of them"
-        " compared blind to the fresh UUIDs CoreML writes);"
+        f" way with the same .pte ({s['unchanged'] - s['unchanged_uuid_blind']}"
+        f" byte for byte, {s['unchanged_uuid_blind']} compared blind to the"
+        " fresh UUIDs CoreML writes);"
         f" {s['fails_both']} fail either way for"
         f" reasons of their own; {s['changed']} changed otherwise by the fix"
     )

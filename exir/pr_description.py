@@ -3,6 +3,7 @@ and its trailers, with the evidence of ``matrix --json`` when given."""
 
 import json
 import re
+import textwrap
 from pathlib import Path
 from string import Template
 from typing import Dict, List, Optional, Sequence
@@ -73,19 +74,25 @@ def evidence_section(matrix: Optional[Dict[str, object]]) -> str:
     assert isinstance(pairs, list)
     summary = matrix.get("summary", {})
     assert isinstance(summary, dict)
-    lines = [
+    intro = textwrap.fill(
         f"Measured on ExecuTorch {matrix.get('executorch')} (torch"
         f" {matrix.get('torch')}): each model lowered through each partitioner,"
-        " without and with this change"
-        " (`python -m exportpass_fix matrix`, executorch-exportpass-fix).",
-        "",
-        *_partitioner_rows(pairs),
-        "",
+        " without and with this change (`python -m exportpass_fix matrix`,"
+        " executorch-exportpass-fix).",
+        width=76,
+    )
+    unchanged = int(summary.get("unchanged", 0))
+    blind = int(summary.get("unchanged_uuid_blind", 0))
+    totals = textwrap.fill(
         f"{summary.get('blocked', 0)} pairs failed with #22309, of which"
         f" {summary.get('unblocked', 0)} lower with the fix;"
-        f" {summary.get('unchanged', 0)} lower either way with identical"
-        f" `.pte` bytes; {summary.get('changed', 0)} changed in any other way.",
-    ]
+        f" {unchanged} lower either way with the same `.pte` ({unchanged - blind}"
+        f" byte for byte; {blind}, CoreML's, compared blind to the fresh UUIDs it"
+        f" writes into every program); {summary.get('changed', 0)} changed in"
+        " any other way.",
+        width=76,
+    )
+    lines = [intro, "", *_partitioner_rows(pairs), "", totals]
     return "\n".join(lines) + "\n"
 
 

@@ -85,6 +85,8 @@ def resolve(git_dir: Path, ref: str) -> str:
 def ref_exir(git_dir: Path, commit: str) -> Dict[str, str]:
     """``exir/...`` path -> text, for the ref's text files under exir/."""
     archive = _git(git_dir, "archive", "--format=tar", commit, "exir", text=False)
+    if archive.returncode != 0:
+        raise ProveRefused(f"{commit[:12]}: git archive of exir/ failed")
     files: Dict[str, str] = {}
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         for member in tar.getmembers():

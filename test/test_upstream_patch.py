@@ -122,7 +122,13 @@ def test_evidence_puts_the_measured_table_in_the_test_plan() -> None:
         "executorch": "9.9.9",
         "torch": "8.8.8",
         "pairs": pairs,
-        "summary": {"blocked": 1, "unblocked": 1, "unchanged": 2, "changed": 0},
+        "summary": {
+            "blocked": 1,
+            "unblocked": 1,
+            "unchanged": 2,
+            "unchanged_uuid_blind": 0,
+            "changed": 0,
+        },
     }
 
     message = commit_message(matrix, [])
@@ -131,6 +137,8 @@ def test_evidence_puts_the_measured_table_in_the_test_plan() -> None:
     assert "| vulkan | sine | - | - | - |" in message
     assert "| xnnpack | - | sine, conv | - | - |" in message
     assert "1 pairs failed with #22309, of which 1 lower with the fix" in message
+    flat = " ".join(message.split())
+    assert "2 lower either way with the same `.pte` (2 byte for byte; 0," in flat
     assert "matrix --json > matrix.json" not in message
 
 
