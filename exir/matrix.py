@@ -105,10 +105,13 @@ def build_matrix(models: List[str], partitioners: List[str], say) -> Dict[str, o
 
 def _lowered_cell(view: Dict) -> str:
     if not view["lowered"]:
-        return f"fails: {view['error']}"
+        return f"fails: {view['error']} ({view['seconds']:.1f} s)"
     error = view["max_abs_error"]
     numbers = "" if error is None else f", max abs err {error:.1e}"
-    return f"{view['delegates']} delegates, {view['pte_bytes']} B{numbers}"
+    return (
+        f"{view['delegates']} delegates, {view['pte_bytes']} B{numbers},"
+        f" {view['seconds']:.1f} s"
+    )
 
 
 def summary_line(matrix: Dict) -> str:

@@ -135,6 +135,29 @@ def test_module_spec_on_webgpu_is_blocked_and_unblocked(tmp_path: Path) -> None:
     assert "constant placeholders: _lifted_tensor_constant" in done.stdout
 
 
+def test_a_model_that_fails_to_export_is_reported_not_refused(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "user_models.py").write_text(
+        "import torch\n\n\n"
+        "class Branchy(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x if x.sum() > 0 else -x\n\n\n"
+        "def branchy():\n"
+        "    return Branchy(), (torch.randn(2),)\n"
+    )
+
+    done = _check("--model", "user_models:branchy", "--json", cwd=tmp_path)
+
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["verdict"].startswith("fails for another reason, not #22309: ")
+    for column in ("unpatched", "backport"):
+        steps = {r["step"]: r for r in report["columns"][column]}
+        assert steps["load"]["ok"] is False
+        assert "lower" not in steps
+
+
 def _bad_inputs(tmp_path: Path) -> dict:
     not_zip = tmp_path / "notes.pt2"
     not_zip.write_text("not an archive")
