@@ -15,6 +15,7 @@ from .trees import installed_executorch_dir
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_REFUSED = 2
+DEFAULT_REFS = ["main", "release/1.4"]
 
 
 def _refuse(command: str, reason: object) -> int:
@@ -99,28 +100,12 @@ def _partitioners(args: argparse.Namespace) -> int:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    import dataclasses
-    import json
-
-    from .prove import prove, ProveRefused
-    from .report import text_table
-
-    def say(line: str) -> None:
-        print(line, file=sys.stderr if args.json else sys.stdout, flush=True)
+    from .prove import ProveRefused, run_prove
 
     try:
-        proofs = prove(Path(args.checkout), args.ref or ["main", "release/1.4"], say)
+        return run_prove(Path(args.checkout), args.ref or DEFAULT_REFS, args.json)
     except ProveRefused as refusal:
         return _refuse("prove", refusal)
-    if args.json:
-        print(json.dumps([dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]))
-    for proof in [] if args.json else proofs:
-        print(f"\n{proof.ref} ({proof.commit[:12]}) over the installed executorch")
-        rows = [
-            [s.name, f"{'ok' if s.ok else 'FAIL'}: {s.detail}"] for s in proof.steps
-        ]
-        print(text_table(["step", "result"], rows))
-    return EXIT_OK if all(p.ok for p in proofs) else EXIT_CHECK_FAILED
 
 
 def main(argv: Optional[List[str]] = None) -> int:

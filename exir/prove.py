@@ -7,19 +7,20 @@ without and with the fix, upstream's whole ``test_pass_infra.py`` with it,
 and the ``exir/tests`` differential (patched failures within unpatched ones).
 """
 
-import io
+import dataclasses
+import json
 import subprocess
 import sys
-import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
+from .checkout import applied_with_git_am, git_dir_of, ProveRefused, ref_exir, resolve
 from .differential import run_differential
-from .fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from .fix_source import TEST_CLASS, TEST_PASS_INFRA
+from .report import text_table
 from .trees import environ_without_hook, linked_tree, run_pytest
-from .upstream_patch import make_patch, PatchRefused
 
 # Without the fix these fail; the other new tests pin behaviour that is kept.
 FAIL_UNFIXED = {
@@ -27,12 +28,6 @@ FAIL_UNFIXED = {
     "test_constant_inputs_of_two_fake_modes_are_rejected",
     "test_backend_pass_on_a_partitioned_constant_subgraph",
 }
-GIT_IDENTITY = ["-c", "user.name=prove", "-c", "user.email=prove@invalid"]
-
-
-class ProveRefused(Exception):
-    """Not an ExecuTorch git checkout, an unknown ref, or a ref's exir/ that
-    cannot import over the installed package."""
 
 
 @dataclass
@@ -51,78 +46,6 @@ class RefProof:
     @property
     def ok(self) -> bool:
         return all(step.ok for step in self.steps)
-
-
-def _git(git_dir: Path, *args: str, text: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["git", f"--git-dir={git_dir}", *GIT_IDENTITY, *args],
-        capture_output=True,
-        text=text,
-    )
-
-
-def git_dir_of(checkout: Path) -> Path:
-    """The git directory of a work tree or of a bare mirror, or refuse."""
-    found = subprocess.run(
-        ["git", "-C", str(checkout), "rev-parse", "--absolute-git-dir"],
-        capture_output=True,
-        text=True,
-    )
-    if not checkout.is_dir() or found.returncode != 0:
-        raise ProveRefused(f"{checkout} is not a git checkout")
-    return Path(found.stdout.strip())
-
-
-def resolve(git_dir: Path, ref: str) -> str:
-    commit = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    if commit.returncode != 0:
-        raise ProveRefused(f"{ref}: no such ref in {git_dir}")
-    if _git(git_dir, "cat-file", "-e", f"{ref}:{PASS_BASE}").returncode != 0:
-        raise ProveRefused(f"{ref}: not an ExecuTorch tree ({PASS_BASE} missing)")
-    return commit.stdout.strip()
-
-
-def ref_exir(git_dir: Path, commit: str) -> Dict[str, str]:
-    """``exir/...`` path -> text, for the ref's text files under exir/."""
-    archive = _git(git_dir, "archive", "--format=tar", commit, "exir", text=False)
-    if archive.returncode != 0:
-        raise ProveRefused(f"{commit[:12]}: git archive of exir/ failed")
-    files: Dict[str, str] = {}
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        for member in tar.getmembers():
-            handle = tar.extractfile(member) if member.isfile() else None
-            if handle is not None:
-                try:
-                    files[member.name] = handle.read().decode("utf-8")
-                except UnicodeDecodeError:
-                    continue
-    return files
-
-
-def _write(root: Path, files: Dict[str, str]) -> Path:
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text, encoding="utf-8")
-    return root
-
-
-def applied_with_git_am(work: Path, files: Dict[str, str]) -> Dict[str, str]:
-    """The two patched files after ``git am`` of the patch onto the ref."""
-    repo = _write(work / "am", {p: files[p] for p in (PASS_BASE, TEST_PASS_INFRA)})
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "ref"]):
-        subprocess.run(["git", *GIT_IDENTITY, *args], cwd=repo, check=True)
-    try:
-        patch = make_patch(repo, work)
-    except PatchRefused as refusal:
-        raise ProveRefused(str(refusal)) from None
-    am = subprocess.run(
-        ["git", *GIT_IDENTITY, "am", str(patch)], cwd=repo, capture_output=True
-    )
-    if am.returncode != 0:
-        raise RuntimeError(am.stderr.decode(errors="replace").strip())
-    return {
-        p: (repo / p).read_text(encoding="utf-8") for p in (PASS_BASE, TEST_PASS_INFRA)
-    }
 
 
 def check_imports(tree: Path, ref: str) -> None:
@@ -219,3 +142,22 @@ def prove(
             prove_ref(git_dir, ref, ref_prepared, ref_work, say)
             for ref, ref_prepared, ref_work in zip(refs, prepared, works)
         ]
+
+
+def run_prove(checkout: Path, refs: List[str], as_json: bool) -> int:
+    """The command: progress lines, then a table per ref (or one JSON list).
+    Exit status 0 proven, 1 a step failed; ``ProveRefused`` for bad input."""
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr if as_json else sys.stdout, flush=True)
+
+    proofs = prove(checkout, refs, say)
+    if as_json:
+        print(json.dumps([dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]))
+    for proof in [] if as_json else proofs:
+        print(f"\n{proof.ref} ({proof.commit[:12]}) over the installed executorch")
+        rows = [
+            [s.name, f"{'ok' if s.ok else 'FAIL'}: {s.detail}"] for s in proof.steps
+        ]
+        print(text_table(["step", "result"], rows))
+    return 0 if all(p.ok for p in proofs) else 1
