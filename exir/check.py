@@ -57,7 +57,7 @@ def validate(model: str, partitioners: List[str]) -> None:
             )
 
 
-def _first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict:
+def first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict:
     """The column's first failed step of ``run`` (and of the column's own
     steps, except the issue's repro when ``lowering_only``)."""
     for record in column.records:
@@ -71,8 +71,8 @@ def _first_failure(column: Column, run: int, lowering_only: bool = False) -> Dic
 
 
 def diagnose(columns: Dict[str, Column], run: int = 0) -> Dict[str, object]:
-    unpatched = _first_failure(columns["unpatched"], run, lowering_only=True)
-    backport = _first_failure(columns["backport"], run, lowering_only=True)
+    unpatched = first_failure(columns["unpatched"], run, lowering_only=True)
+    backport = first_failure(columns["backport"], run, lowering_only=True)
     lowered = columns["backport"].steps(run).get("lower", {})
     failed_lowering = columns["unpatched"].steps(run).get("lower", {})
     return {
@@ -145,7 +145,7 @@ def run_check(
         print(f"exportpass_fix check: refused: {bad[0]}", file=sys.stderr)
         return 2
     diagnosis = diagnose(columns)
-    backport_ok = _first_failure(columns["backport"], 0)["failed"] is None
+    backport_ok = first_failure(columns["backport"], 0)["failed"] is None
     if as_json:
         imported = columns["backport"].steps(None).get("import", {})
         print(

@@ -11,7 +11,7 @@ exists), ``fails both`` (not #22309: the same backend limit either way) or
 import json
 from typing import Dict, List, Optional
 
-from .check import _first_failure
+from .check import first_failure
 from .columns import Column, run_columns
 from .models import MODELS
 from .report import text_table
@@ -21,7 +21,7 @@ OUTCOMES = ("unblocked", "unchanged", "fails both", "changed")
 
 def _column_view(column: Column, run: int) -> Dict[str, object]:
     steps = column.steps(run)
-    failed = _first_failure(column, run, lowering_only=True)
+    failed = first_failure(column, run, lowering_only=True)
     lowered = steps.get("lower", {})
     pte = steps.get("to_executorch", {})
     ran = steps.get("run", {})
