@@ -9,12 +9,12 @@ is ok, 1 when one is not, 2 for bad input.
 
 import json
 import sys
-import zipfile
 from pathlib import Path
 from typing import Dict, List, Optional
 
 from .columns import Column, COLUMNS, run_columns
 from .diagnosis import verdict
+from .model_spec import BadModel, is_pt2, refuse_unreadable_pt2
 from .partitioners import PARTITIONERS
 from .report import text_table
 
@@ -47,14 +47,11 @@ def validate(model: str, partitioners: List[str]) -> None:
         raise BadInput(
             f"unknown partitioner {unknown[0]!r}; known: {', '.join(PARTITIONERS)}"
         )
-    if model.endswith(".pt2") or (":" not in model):
-        path = Path(model)
-        if not path.is_file():
-            raise BadInput(f"{model}: no such file")
-        if not zipfile.is_zipfile(path):
-            raise BadInput(
-                f"{model} is not a .pt2 archive (torch.export.save writes one)"
-            )
+    if is_pt2(model):
+        try:
+            refuse_unreadable_pt2(Path(model))
+        except BadModel as bad:
+            raise BadInput(str(bad)) from None
 
 
 def first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict:

@@ -8,9 +8,10 @@ none of them a user input. ``verdict`` turns two columns into one line.
 """
 
 import re
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # check's parent process imports this module, not torch
+    import torch
 
 FAKE_MODE_MISMATCH = re.compile(r"fake mode .* doesn't match mode")
 BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
@@ -51,7 +52,7 @@ def failure(error: BaseException) -> Dict[str, object]:
     }
 
 
-def _trigger(name: str, graph: torch.fx.Graph, user_inputs: set) -> Optional[Dict]:
+def _trigger(name: str, graph: "torch.fx.Graph", user_inputs: set) -> Optional[Dict]:
     placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
     if not placeholders or set(placeholders) & user_inputs:
         return None
@@ -59,7 +60,7 @@ def _trigger(name: str, graph: torch.fx.Graph, user_inputs: set) -> Optional[Dic
     return {"name": name, "placeholders": placeholders, "ops": ops}
 
 
-def trigger_delegates(program: torch.export.ExportedProgram) -> List[Dict]:
+def trigger_delegates(program: "torch.export.ExportedProgram") -> List[Dict]:
     """The lowered submodules whose placeholders are all constants."""
     from executorch.exir.lowered_backend_module import get_lowered_submodules
 
@@ -75,7 +76,7 @@ def trigger_delegates(program: torch.export.ExportedProgram) -> List[Dict]:
 
 
 def trigger_partitions(
-    program: torch.export.ExportedProgram, partitioners: List[object]
+    program: "torch.export.ExportedProgram", partitioners: List[object]
 ) -> List[Dict]:
     """Without a lowered program: the partitions that would be trigger-shaped,
     each partitioner's tags, by the inputs that feed their nodes."""

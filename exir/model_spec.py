@@ -7,7 +7,8 @@ A SPEC is one of:
   ``(torch.nn.Module, example_args)`` pair (exported with torch.export);
 - ``builtin:NAME``: one of this project's models (``models.MODELS``).
 Anything that does not fit raises ``BadModel``; a model whose own export
-fails raises that error, which is not bad input.
+fails raises that error, which is not bad input. Torch is imported only to
+load a model, so ``check`` can refuse a bad path before any heavy import.
 """
 
 import importlib
@@ -16,9 +17,10 @@ import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Tuple, TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 SAVE_HINT = (
     "save it with its inputs: ep = torch.export.export(model, example_args);"
@@ -32,7 +34,7 @@ class BadModel(ValueError):
 
 @dataclass
 class Model:
-    program: torch.export.ExportedProgram
+    program: "torch.export.ExportedProgram"
     inputs: Tuple[tuple, Dict]
     eager: Callable[..., object]
     how: str
@@ -40,11 +42,22 @@ class Model:
     atol: float = 1e-5
 
 
-def _from_pt2(path: Path) -> Model:
+def is_pt2(spec: str) -> bool:
+    return spec.endswith(".pt2") or ":" not in spec
+
+
+def refuse_unreadable_pt2(path: Path) -> None:
+    """Raise ``BadModel`` for a path that is no file or no zip archive."""
     if not path.is_file():
         raise BadModel(f"{path}: no such file")
     if not zipfile.is_zipfile(path):
         raise BadModel(f"{path} is not a .pt2 archive (torch.export.save writes one)")
+
+
+def _from_pt2(path: Path) -> Model:
+    import torch
+
+    refuse_unreadable_pt2(path)
     try:
         program = torch.export.load(str(path))
     except Exception as error:
@@ -57,6 +70,8 @@ def _from_pt2(path: Path) -> Model:
 
 
 def _exported(value: object, where: str) -> Model:
+    import torch
+
     if isinstance(value, torch.export.ExportedProgram):
         if value.example_inputs is None:
             raise BadModel(f"{where} has no example inputs; {SAVE_HINT}")
@@ -89,6 +104,8 @@ def _from_import(spec: str) -> Model:
     if not hasattr(module, attribute):
         raise BadModel(f"{module_name!r} has no attribute {attribute!r}")
     value = getattr(module, attribute)
+    import torch
+
     if callable(value) and not isinstance(value, torch.nn.Module):
         value = value()
     return _exported(value, spec)
@@ -102,7 +119,7 @@ def load_model(spec: str, rtol: float = 1e-5, atol: float = 1e-5) -> Model:
         if name not in MODELS:
             raise BadModel(f"no built-in model {name!r}; known: {', '.join(MODELS)}")
         model = _exported(build(name), spec)
-    elif spec.endswith(".pt2") or ":" not in spec:
+    elif is_pt2(spec):
         model = _from_pt2(Path(spec))
     else:
         model = _from_import(spec)
