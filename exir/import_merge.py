@@ -51,6 +51,15 @@ def _module(node: ImportStmt) -> str:
     return node.names[0].name
 
 
+def imported_modules(source: str) -> Set[str]:
+    """The modules the source's import block imports from."""
+    return {
+        alias.name if isinstance(node, ast.Import) else _module(node)
+        for node in import_block(source)[0]
+        for alias in node.names
+    }
+
+
 def _sort_key(node: ImportStmt) -> Tuple[int, bool, str]:
     top = _module(node).split(".")[0]
     stdlib = top in sys.stdlib_module_names
