@@ -24,27 +24,44 @@ def _refuse(command: str, reason: object) -> int:
 
 
 def _patch(args: argparse.Namespace) -> int:
-    from .pr_description import EvidenceError, LABEL, load_evidence, valid_identity
-    from .upstream_patch import make_patch, PatchRefused
+    from .buck_deps import has_build_files
+    from .evidence import EvidenceError, load_evidence, load_proofs
+    from .pr_description import LABEL, valid_identity
+    from .upstream_patch import git_identity, make_patch, PatchRefused
 
     tree = args.tree or installed_executorch_dir()
     if tree is None:
         return _refuse("patch", "no executorch installed here; pass --tree")
-    for identity in [args.author or "A <a@b>", *args.co_author]:
+    author = args.author or git_identity()
+    if author is None:
+        return _refuse(
+            "patch",
+            'no author: pass --author "Name <email>" or set git config'
+            " user.name and user.email (the PR's author must sign the CLA)",
+        )
+    for identity in [author, *args.co_author]:
         if not valid_identity(identity):
             return _refuse("patch", f'{identity!r} is not "Name <email>"')
     try:
+        proofs = load_proofs(args.proof) if args.proof else None
         evidence = load_evidence(args.evidence) if args.evidence else None
         path = make_patch(
             Path(tree),
             Path(args.output_dir),
-            author=args.author,
+            author=author,
             co_authors=args.co_author,
+            proofs=proofs,
             evidence=evidence,
         )
     except (PatchRefused, EvidenceError) as refusal:
         return _refuse("patch", refusal)
     print(path)
+    if not has_build_files(Path(tree)):
+        print(
+            f"note: {tree} has no Buck files (an installed package): the patch"
+            " adds no pass_infra deps; make it from a checkout to include them",
+            file=sys.stderr,
+        )
     print(f"label the PR: {LABEL}", file=sys.stderr)
     return EXIT_OK
 
@@ -108,6 +125,16 @@ def _prove(args: argparse.Namespace) -> int:
         return _refuse("prove", refusal)
 
 
+def _cherry_pick(args: argparse.Namespace) -> int:
+    from .cherry_pick import CherryPickRefused, request
+
+    try:
+        print(request(args.onto, args.trunk_pr, args.release_pr), end="")
+    except CherryPickRefused as refusal:
+        return _refuse("cherry-pick", refusal)
+    return EXIT_OK
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m exportpass_fix")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -125,7 +152,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         "-o", "--output-dir", default=".", help="where to write the patch"
     )
     patch.add_argument(
-        "--author", help='"Name <email>" for the From: line (default: git config)'
+        "--author",
+        help='"Name <email>" for the From: line (default: git config user.name'
+        " and user.email; with neither, patch refuses)",
     )
     patch.add_argument(
         "--co-author",
@@ -133,6 +162,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         default=[],
         metavar='"NAME <EMAIL>"',
         help="add a Co-authored-by: trailer (repeatable)",
+    )
+    patch.add_argument(
+        "--proof",
+        type=Path,
+        metavar="PROVE.json",
+        help="quote the results of `prove --json` for this patch in the Test plan",
     )
     patch.add_argument(
         "--evidence",
@@ -197,6 +232,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     prove.add_argument("--json", action="store_true", help="one JSON list on stdout")
     prove.set_defaults(run=_prove)
+
+    cherry_pick = commands.add_parser(
+        "cherry-pick",
+        help="what the release tracker asks for to take the fix onto a release"
+        " branch, and how to open that branch's PR",
+    )
+    cherry_pick.add_argument("--onto", required=True, metavar="release/1.x")
+    cherry_pick.add_argument(
+        "--trunk-pr", metavar="URL|NUMBER", help="the landed PR on main"
+    )
+    cherry_pick.add_argument(
+        "--release-pr", metavar="URL|NUMBER", help="the release-branch PR"
+    )
+    cherry_pick.set_defaults(run=_cherry_pick)
 
     args = parser.parse_args(argv)
     return args.run(args)

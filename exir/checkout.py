@@ -5,12 +5,17 @@ import io
 import subprocess
 import tarfile
 from pathlib import Path
-from typing import Dict
+from typing import Dict, Tuple
 
+from .buck_deps import BUILD_FILES
 from .fix_source import PASS_BASE, TEST_PASS_INFRA
-from .upstream_patch import make_patch, PatchRefused
+from .mail_patch import patch_digest
+from .upstream_patch import make_patch, PatchRefused, planned_changes
 
+PROVE_AUTHOR = "prove <prove@invalid>"
 GIT_IDENTITY = ["-c", "user.name=prove", "-c", "user.email=prove@invalid"]
+# Read from the ref's root, for upstream's lint and type settings.
+ROOT_CONFIGS = (".flake8", "pyproject.toml", ".mypy.ini")
 
 
 class ProveRefused(Exception):
@@ -64,6 +69,16 @@ def ref_exir(git_dir: Path, commit: str) -> Dict[str, str]:
     return files
 
 
+def root_configs(git_dir: Path, commit: str) -> Dict[str, str]:
+    """The ref's lint and type settings that exist, by file name."""
+    found = {}
+    for name in ROOT_CONFIGS:
+        shown = _git(git_dir, "show", f"{commit}:{name}")
+        if shown.returncode == 0:
+            found[name] = shown.stdout
+    return found
+
+
 def _write(root: Path, files: Dict[str, str]) -> Path:
     for relative, text in files.items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -71,13 +86,22 @@ def _write(root: Path, files: Dict[str, str]) -> Path:
     return root
 
 
-def applied_with_git_am(work: Path, files: Dict[str, str]) -> Dict[str, str]:
-    """The two patched files after ``git am`` of the patch onto the ref."""
-    repo = _write(work / "am", {p: files[p] for p in (PASS_BASE, TEST_PASS_INFRA)})
+def applied_with_git_am(
+    work: Path, files: Dict[str, str]
+) -> Tuple[Dict[str, str], str]:
+    """The files the patch changes, after ``git am`` of the patch onto the
+    ref's two files and its build files; and the patch's digest."""
+    kept = {
+        path: text
+        for path, text in files.items()
+        if path in (PASS_BASE, TEST_PASS_INFRA) or Path(path).name in BUILD_FILES
+    }
+    repo = _write(work / "am", kept)
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "ref"]):
         subprocess.run(["git", *GIT_IDENTITY, *args], cwd=repo, check=True)
     try:
-        patch = make_patch(repo, work)
+        changes = planned_changes(repo)
+        patch = make_patch(repo, work, author=PROVE_AUTHOR)
     except PatchRefused as refusal:
         raise ProveRefused(str(refusal)) from None
     am = subprocess.run(
@@ -85,6 +109,5 @@ def applied_with_git_am(work: Path, files: Dict[str, str]) -> Dict[str, str]:
     )
     if am.returncode != 0:
         raise RuntimeError(am.stderr.decode(errors="replace").strip())
-    return {
-        p: (repo / p).read_text(encoding="utf-8") for p in (PASS_BASE, TEST_PASS_INFRA)
-    }
+    patched = {c.path: (repo / c.path).read_text(encoding="utf-8") for c in changes}
+    return patched, patch_digest(changes)

@@ -2,6 +2,7 @@
 reads) from whole-file changes: headers, message, diffstat and diffs."""
 
 import difflib
+import hashlib
 from dataclasses import dataclass
 from typing import List, Tuple
 
@@ -70,10 +71,15 @@ def patch_text(changes: List[FileChange], author: str, date: str, message: str) 
         f"{message}"
         "---\n"
         f"{stat}"
-        "\n"
-        + "".join(text for text, _, _ in diffs)
-        + "-- \nexecutorch-exportpass-fix\n\n"
+        "\n" + "".join(text for text, _, _ in diffs)
     )
+
+
+def patch_digest(changes: List[FileChange]) -> str:
+    """sha256 of the diffs alone: equal for two patches that change the same
+    files the same way, whoever made them and whatever their messages say."""
+    diffs = "".join(_file_diff(change)[0] for change in changes)
+    return hashlib.sha256(diffs.encode("utf-8")).hexdigest()
 
 
 def patch_file_name() -> str:

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+from .buck_deps import BuckDepsError, with_test_deps
+from .evidence import EvidenceError, proof_of
 from .fix_source import (
     fixed_call_text,
     PASS_BASE,
@@ -27,11 +29,9 @@ from .fix_source import (
 )
 from .import_merge import import_block, ImportMergeError, merge_imports
 from .known_calls import EARLIER_FIX_SHA256, UNFIXED_CALL_SHA256
-from .mail_patch import FileChange, patch_file_name, patch_text
+from .mail_patch import FileChange, patch_digest, patch_file_name, patch_text
 from .pr_description import commit_message
 from .source_spans import method_span
-
-DEFAULT_AUTHOR = "executorch-exportpass-fix <exportpass-fix@users.noreply.github.com>"
 
 
 class PatchRefused(Exception):
@@ -111,22 +111,24 @@ def planned_changes(tree: Path) -> List[FileChange]:
         raise PatchRefused(f"{tree}: no such directory")
     old_pass_base = _read_tree_file(tree, PASS_BASE)
     old_test = _read_tree_file(tree, TEST_PASS_INFRA)
-    return [
-        FileChange(
-            PASS_BASE,
-            old_pass_base,
-            splice_pass_base(old_pass_base, str(tree / PASS_BASE)),
-        ),
-        FileChange(
-            TEST_PASS_INFRA,
-            old_test,
-            splice_test(old_test, str(tree / TEST_PASS_INFRA)),
-        ),
+    new_pass_base = splice_pass_base(old_pass_base, str(tree / PASS_BASE))
+    new_test = splice_test(old_test, str(tree / TEST_PASS_INFRA))
+    changes = [
+        FileChange(PASS_BASE, old_pass_base, new_pass_base),
+        FileChange(TEST_PASS_INFRA, old_test, new_test),
     ]
+    try:
+        build_file = with_test_deps(tree, old_test, new_test)
+    except BuckDepsError as error:
+        raise PatchRefused(str(error)) from None
+    if build_file is not None:
+        changes.append(FileChange(*build_file))
+    # In the order git format-patch writes them.
+    return sorted(changes, key=lambda change: change.path)
 
 
-def default_author() -> str:
-    """The committer git would use here, else a neutral placeholder."""
+def git_identity() -> Optional[str]:
+    """``user.name <user.email>`` as git would commit here, if both are set."""
     try:
         name, mail = (
             subprocess.run(
@@ -138,8 +140,8 @@ def default_author() -> str:
             for key in ("user.name", "user.email")
         )
     except (OSError, subprocess.CalledProcessError):
-        return DEFAULT_AUTHOR
-    return f"{name} <{mail}>" if name and mail else DEFAULT_AUTHOR
+        return None
+    return f"{name} <{mail}>" if name and mail else None
 
 
 def _check_writable(out_dir: Path) -> None:
@@ -157,27 +159,43 @@ def _check_writable(out_dir: Path) -> None:
     os.unlink(probe)
 
 
+def _build_file(changes: List[FileChange]) -> Optional[str]:
+    edited = [c.path for c in changes if c.path not in (PASS_BASE, TEST_PASS_INFRA)]
+    return edited[0] if edited else None
+
+
 def make_patch(
     tree: Path,
     out_dir: Path,
-    author: Optional[str] = None,
+    author: str,
     date: Optional[str] = None,
     co_authors: Sequence[str] = (),
+    proofs: Optional[List[Dict[str, object]]] = None,
     evidence: Optional[Dict[str, object]] = None,
 ) -> Path:
     """Write the patch for ``tree`` into ``out_dir`` and return its path.
 
-    Raises ``PatchRefused`` before writing anything when the tree lacks the
-    files, already has the fix, or has a ``call`` the patch does not know,
-    or when ``out_dir`` cannot be written.
+    With ``proofs`` (``prove --json``), the Test plan quotes the proof of
+    this very patch. Raises ``PatchRefused`` before writing anything when
+    the tree lacks the files, already has the fix, has a ``call`` the patch
+    does not know or build files without what the tests need, when no proof
+    is of this patch, or when ``out_dir`` cannot be written.
     """
     changes = planned_changes(tree)
+    try:
+        proof = (
+            proof_of(proofs, patch_digest(changes), "the proof")
+            if proofs is not None
+            else None
+        )
+    except EvidenceError as error:
+        raise PatchRefused(str(error)) from None
     _check_writable(out_dir)
     text = patch_text(
         changes,
-        author or default_author(),
+        author,
         date or email.utils.formatdate(time.time(), localtime=True),
-        commit_message(evidence, co_authors),
+        commit_message(co_authors, proof, evidence, _build_file(changes)),
     )
     target = out_dir.resolve() / patch_file_name()
     with tempfile.NamedTemporaryFile(

@@ -2,8 +2,11 @@
 (refused; 0 is success, 1 a failed check), and nothing written or changed."""
 
 import hashlib
+import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable, Dict, List
 
@@ -72,11 +75,22 @@ def _snapshot(root: Path) -> Dict[str, str]:
     }
 
 
-def _patch_cli(*args: str) -> subprocess.CompletedProcess:
+IDENTITY = "[user]\n\tname = A Person\n\temail = a.person@example.org\n"
+
+
+def _patch_cli(*args: str, git_identity: bool = True) -> subprocess.CompletedProcess:
+    """``patch`` with a git configuration of its own, holding an identity or
+    none, run outside any repository (whose config could hold one)."""
+    home = Path(tempfile.mkdtemp(prefix="patch-cli-"))
+    config = home / "gitconfig"
+    config.write_text(IDENTITY if git_identity else "")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1"}
     return subprocess.run(
         [sys.executable, "-m", "exportpass_fix", "patch", *args],
         capture_output=True,
         text=True,
+        cwd=home,
+        env=env,
     )
 
 
@@ -138,7 +152,23 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
     not_json.write_text("{")
     not_matrix = tmp_path / "list.json"
     not_matrix.write_text("[1, 2]")
+    other_patch = tmp_path / "other.json"
+    proof = {"ref": "main", "commit": "0" * 40, "environment": {}, "steps": []}
+    other_patch.write_text(json.dumps([proof | {"patch_sha256": "0" * 64, "ok": True}]))
     return {
+        "proof missing": ["--proof", str(tmp_path / "none.json"), "No such file"],
+        "proof not JSON": ["--proof", str(not_json), "is not JSON"],
+        "proof not a proof": [
+            "--proof",
+            str(not_matrix),
+            "is not the output of `python -m exportpass_fix prove --json`",
+        ],
+        "proof of another patch": [
+            "--proof",
+            str(other_patch),
+            "proves another patch (none of its refs main yields the patch made"
+            " for this tree)",
+        ],
         "co-author without email": [
             "--co-author",
             "Jane Doe",
@@ -167,6 +197,10 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
         "evidence missing",
         "evidence not JSON",
         "evidence not a matrix",
+        "proof missing",
+        "proof not JSON",
+        "proof not a proof",
+        "proof of another patch",
     ],
 )
 def test_bad_patch_options_are_refused_and_nothing_written(
@@ -183,6 +217,37 @@ def test_bad_patch_options_are_refused_and_nothing_written(
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert _snapshot(tmp_path) == before
+
+
+def test_no_author_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+
+    done = _patch_cli("-o", str(out), git_identity=False)
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert 'no author: pass --author "Name <email>" or set git config' in refusal
+    assert list(out.iterdir()) == []
+    # With the identity in git's configuration, the same call writes the patch.
+    done = _patch_cli("-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "From: A Person <a.person@example.org>" in Path(done.stdout.strip()).read_text()
+    )
+
+
+def test_cherry_pick_onto_an_unknown_branch_is_refused() -> None:
+    for branch in ("main", "release/1.3", "release/9.9"):
+        done = subprocess.run(
+            [sys.executable, "-m", "exportpass_fix", "cherry-pick", "--onto", branch],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2, done.stdout + done.stderr
+        (refusal,) = done.stderr.strip().splitlines()
+        assert f"{branch!r} is not a release branch this fix goes to" in refusal
+        assert done.stdout == ""
 
 
 def _git_repo(root: Path, files: Dict[str, str]) -> Path:
