@@ -14,7 +14,7 @@ PTH_SOURCE = str(Path(__file__).parent / PTH)
 
 class BuildPyWithPth(build_py):
     """Puts exportpass_fix.pth at the top of site-packages, for the opt-in
-    EXPORTPASS_FIX=1 activation (see exir/autoapply.py)."""
+    EXPORTPASS_FIX=1 activation (see exir/backport/autoapply.py)."""
 
     def run(self) -> None:
         super().run()
@@ -41,7 +41,16 @@ class EditableWheelWithPth(editable_wheel):
 
 setup(
     package_dir={"exportpass_fix": "exir"},
-    packages=["exportpass_fix"],
-    package_data={"exportpass_fix": ["tests/*.py", "pr_description.md"]},
+    packages=[
+        "exportpass_fix",
+        "exportpass_fix.shared",
+        "exportpass_fix.upstream",
+        "exportpass_fix.backport",
+        "exportpass_fix.diagnosis",
+    ],
+    package_data={
+        "exportpass_fix": ["tests/*.py"],
+        "exportpass_fix.upstream": ["pr_description.md"],
+    },
     cmdclass={"build_py": BuildPyWithPth, "editable_wheel": EditableWheelWithPth},
 )

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from .trees import installed_executorch_dir
+from .shared.installed import installed_executorch_dir
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -24,10 +24,10 @@ def _refuse(command: str, reason: object) -> int:
 
 
 def _patch(args: argparse.Namespace) -> int:
-    from .buck_deps import has_build_files
-    from .evidence import EvidenceError, load_evidence, load_proofs
-    from .pr_description import LABEL, valid_identity
-    from .upstream_patch import git_identity, make_patch, PatchRefused
+    from .upstream.buck_deps import has_build_files
+    from .upstream.evidence import EvidenceError, load_evidence, load_proofs
+    from .upstream.patch import git_identity, make_patch, PatchRefused
+    from .upstream.pr_description import LABEL, valid_identity
 
     tree = args.tree or installed_executorch_dir()
     if tree is None:
@@ -67,15 +67,15 @@ def _patch(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .check import run_check
+    from .diagnosis.check import run_check
 
     return run_check(args.model, args.partitioner, args.json, args.atol, args.rtol)
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from .matrix import as_json, build_matrix, render, usable_partitioners
-    from .models import MODELS
-    from .partitioners import PARTITIONERS
+    from .diagnosis.matrix import as_json, build_matrix, render, usable_partitioners
+    from .diagnosis.models import MODELS
+    from .diagnosis.partitioners import PARTITIONERS
 
     unknown = [n for n in args.partitioner if n not in PARTITIONERS]
     unknown += [n for n in args.model if n not in MODELS]
@@ -99,8 +99,8 @@ def _partitioners(args: argparse.Namespace) -> int:
     import json
     import logging
 
-    from .partitioners import PARTITIONERS, why_not
-    from .report import text_table
+    from .diagnosis.partitioners import PARTITIONERS, why_not
+    from .shared.report import text_table
 
     logging.disable(logging.WARNING)  # backends log their own import notes
     reasons = {name: why_not(name) for name in PARTITIONERS}
@@ -117,7 +117,7 @@ def _partitioners(args: argparse.Namespace) -> int:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    from .prove import ProveRefused, run_prove
+    from .upstream.prove import ProveRefused, run_prove
 
     try:
         return run_prove(Path(args.checkout), args.ref or DEFAULT_REFS, args.json)
@@ -126,7 +126,7 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _cherry_pick(args: argparse.Namespace) -> int:
-    from .cherry_pick import CherryPickRefused, request
+    from .upstream.cherry_pick import CherryPickRefused, request
 
     try:
         print(request(args.onto, args.trunk_pr, args.release_pr), end="")

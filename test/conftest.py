@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from exportpass_fix.fix_source import TEST_PASS_INFRA
+from exportpass_fix.shared.fix_source import TEST_PASS_INFRA
 from trees import executorch_dir, linked_tree, patched_texts
 
 REPO = Path(__file__).resolve().parent.parent

@@ -1,0 +1,90 @@
+"""The two columns, unpatched and with the backport, run at the same time.
+
+Each column is a ``worker`` process; their JSON lines are read as they come
+(a thread per column), each shown as a progress line, and collected.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional
+
+from ..shared.installed import environ_without_hook
+
+COLUMNS = ("unpatched", "backport")
+# The same hash seed in both columns, so equal programs serialize to equal bytes.
+HASH_SEED = "0"
+
+
+@dataclass
+class Column:
+    name: str
+    records: List[Dict] = field(default_factory=list)
+    bad_input: Optional[str] = None
+    returncode: int = 0
+    stderr_tail: str = ""
+
+    def steps(self, run: Optional[int]) -> Dict[str, Dict]:
+        return {r["step"]: r for r in self.records if r.get("run") == run}
+
+
+def _progress(column: str, record: Dict) -> str:
+    where = "" if record.get("run") is None else f"run {record['run']} "
+    mark = "ok" if record["ok"] else "FAILED"
+    return f"[{column}] {where}{record['step']}: {mark}, {record['detail']}"
+
+
+def _run(column: Column, job: Dict, say: Callable[[str], None]) -> None:
+    # The start-up hook would fix the "unpatched" column behind our back.
+    env = environ_without_hook()
+    env["PYTHONHASHSEED"] = HASH_SEED
+    command = [sys.executable, "-m", "exportpass_fix.diagnosis.worker", column.name]
+    # stderr goes to a file: torch and the partitioners log plenty there, and
+    # a full stderr pipe would stall the worker while we read its stdout.
+    with tempfile.TemporaryFile("w+") as stderr_file:
+        process = subprocess.Popen(
+            command + [json.dumps(job)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr_file,
+            text=True,
+            cwd=os.getcwd(),
+        )
+        assert process.stdout is not None
+        for line in process.stdout:
+            if not line.startswith("{"):
+                continue
+            record = json.loads(line)
+            if "bad_input" in record:
+                column.bad_input = record["bad_input"]
+                continue
+            column.records.append(record)
+            say(_progress(column.name, record))
+        column.returncode = process.wait()
+        stderr_file.seek(0)
+        lines = stderr_file.read().strip().splitlines()
+        column.stderr_tail = lines[-1] if lines else "no output"
+
+
+def run_columns(job: Dict, say: Callable[[str], None]) -> Dict[str, Column]:
+    """Both columns of ``job`` at once; ``say`` gets a line per step."""
+    columns = {name: Column(name) for name in COLUMNS}
+    lock = threading.Lock()
+
+    def say_whole_line(line: str) -> None:
+        with lock:
+            say(line)
+
+    threads = [
+        threading.Thread(target=_run, args=(columns[name], job, say_whole_line))
+        for name in COLUMNS
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return columns

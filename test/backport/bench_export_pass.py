@@ -1,0 +1,163 @@
+"""Benchmark: ``ExportPass()(gm)`` with the unfixed vs the fixed ``call``.
+
+Run ``python test/bench_export_pass.py``. Graphs of about 10, 1 000 and
+10 000 nodes, three kinds (every placeholder a constant; one constant and
+one plain FakeTensor; no fake tensor at all), each timed in rounds: one round
+runs the unfixed call, the fixed call and the unfixed call again, in an order
+that rotates from round to round. Times are process CPU time (this machine is
+shared), with a garbage collection before each round and none during it.
+Printed: median times, the median over rounds of fixed / unfixed, and the
+same for unfixed-again / unfixed, the A/A control that shows the noise floor.
+Then the cost of ``apply()`` and the interpreter start-up with and without
+``EXPORTPASS_FIX=1``.
+"""
+
+import gc
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+import torch
+from executorch.exir import pass_base
+from executorch.exir.pass_base import ExportPass
+from exportpass_fix.backport import replace_call as backport
+from exportpass_fix.shared.repro import constant_fake
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+SIZES: Tuple[Tuple[int, int], ...] = ((10, 150), (1_000, 15), (10_000, 5))
+KINDS = ("constant-only", "mixed", "no-fake")
+
+
+def chain_graph(nodes: int, kind: str) -> torch.fx.GraphModule:
+    """Two placeholders and a chain of ``nodes`` alternating mul/add."""
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    if kind == "constant-only":
+        values = [constant_fake(2.0, mode), constant_fake(0.5, mode)]
+    elif kind == "mixed":
+        with mode:
+            values = [constant_fake(2.0, mode), torch.empty(())]
+    else:
+        values = [torch.tensor(2.0), torch.tensor(0.5)]
+    graph = torch.fx.Graph()
+    placeholders = []
+    for index, value in enumerate(values):
+        placeholder = graph.placeholder(f"p{index}")
+        placeholder.meta["val"] = value
+        placeholders.append(placeholder)
+    last = placeholders[0]
+    for index in range(nodes):
+        op = torch.ops.aten.mul.Tensor if index % 2 else torch.ops.aten.add.Tensor
+        other = placeholders[1]
+        node = graph.call_function(op, (last, other))
+        with mode if kind != "no-fake" else torch.no_grad():
+            node.meta["val"] = op(last.meta["val"], other.meta["val"])
+        last = node
+    output = graph.output((last,))
+    output.meta["val"] = (last.meta["val"],)
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+def time_rounds(
+    calls: Dict[str, Callable[..., object]], work: Callable[[], object], rounds: int
+) -> Dict[str, List[float]]:
+    """CPU seconds of ``work()`` with each ``call`` installed, a sample a round."""
+    samples: Dict[str, List[float]] = {name: [] for name in calls}
+    names = list(calls)
+    for index in range(rounds):
+        shift = index % len(names)
+        gc.collect()
+        gc.disable()
+        for name in names[shift:] + names[:shift]:
+            pass_base._ExportPassBase.call = calls[name]
+            started = time.process_time()
+            work()
+            samples[name].append(time.process_time() - started)
+        gc.enable()
+    return samples
+
+
+def median_ratio(numerator: List[float], denominator: List[float]) -> float:
+    return statistics.median(n / d for n, d in zip(numerator, denominator))
+
+
+def apply_cost(cycles: int = 200) -> Tuple[float, float]:
+    """The first ``apply()`` and the median of apply-after-revert, in ms."""
+    backport.revert()
+    started = time.perf_counter()
+    backport.apply()
+    first = time.perf_counter() - started
+    times = []
+    for _ in range(cycles):
+        backport.revert()
+        started = time.perf_counter()
+        backport.apply()
+        times.append(time.perf_counter() - started)
+    backport.revert()
+    return first * 1e3, statistics.median(times) * 1e3
+
+
+PTH_LINE = (Path(__file__).resolve().parents[2] / "exportpass_fix.pth").read_text()
+
+
+def startup_ms(code: str, env_value: str, reps: int = 20) -> float:
+    env = dict(os.environ, EXPORTPASS_FIX=env_value)
+    times = []
+    for _ in range(reps):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], env=env, check=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1e3
+
+
+def main() -> None:
+    original = pass_base._ExportPassBase.__dict__["call"]
+    calls = {
+        "unfixed": original,
+        "fixed": backport.fixed_call(pass_base),
+        "unfixed again": original,
+    }
+    print(
+        f"{'nodes':>6} {'kind':<14} {'unfixed ms':>11} {'fixed ms':>9}"
+        f" {'fixed/unfixed':>14} {'A/A control':>12}"
+    )
+    try:
+        for nodes, rounds in SIZES:
+            for kind in KINDS:
+                graph = chain_graph(nodes, kind)
+                samples = time_rounds(calls, lambda g=graph: ExportPass()(g), rounds)
+                print(
+                    f"{nodes:>6} {kind:<14}"
+                    f" {statistics.median(samples['unfixed']) * 1e3:>11.2f}"
+                    f" {statistics.median(samples['fixed']) * 1e3:>9.2f}"
+                    f" {median_ratio(samples['fixed'], samples['unfixed']):>14.3f}"
+                    f" {median_ratio(samples['unfixed again'], samples['unfixed']):>12.3f}",
+                    flush=True,
+                )
+    finally:
+        pass_base._ExportPassBase.call = original
+
+    first, median = apply_cost()
+    print(f"\napply(): first call {first:.2f} ms, then median {median:.2f} ms")
+    # What the installed .pth adds to an unrelated start-up is one run of
+    # its line: "-c <line>" runs it a second time, so the difference is it.
+    plain, line_twice, hook_on = [], [], []
+    for _ in range(3):
+        plain.append(startup_ms("pass", ""))
+        line_twice.append(startup_ms(PTH_LINE, ""))
+        hook_on.append(startup_ms("pass", "1"))
+    base = statistics.median(plain)
+    print(
+        f"python -c pass, EXPORTPASS_FIX unset: {base:.1f} ms; with the .pth line"
+        f" run once more: {statistics.median(line_twice):.1f} ms"
+        f" (ratio {statistics.median(line_twice) / base:.3f});"
+        f" EXPORTPASS_FIX=1: {statistics.median(hook_on):.1f} ms"
+        f" (ratio {statistics.median(hook_on) / base:.3f})"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,305 @@
+"""Bad input to the patch maker's CLI: a specific message, exit status 2
+(refused; 0 is success, 1 a failed check), and nothing written or changed."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Dict, List
+
+import pytest
+
+from exportpass_fix.__main__ import EXIT_REFUSED
+from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from trees import executorch_dir, wheel_texts, with_earlier_fix
+
+
+def _copy_tree(root: Path, texts: Dict[str, str]) -> Path:
+    for relative, text in texts.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    return root
+
+
+def _edited_call(texts: Dict[str, str]) -> Dict[str, str]:
+    marker = "        inputs = self.inputs(graph_module)\n"
+    assert marker in texts[PASS_BASE]
+    edited = texts[PASS_BASE].replace(marker, marker + "        inputs = inputs\n", 1)
+    return {**texts, PASS_BASE: edited}
+
+
+def _with_test_only(texts: Dict[str, str], patched: dict) -> Dict[str, str]:
+    return {**texts, TEST_PASS_INFRA: patched[TEST_PASS_INFRA]}
+
+
+TREES: Dict[str, Callable[[Path, dict], Path]] = {
+    "missing path": lambda root, patched: root / "nowhere",
+    "not executorch": lambda root, patched: _copy_tree(root, {"README.md": "hi"}),
+    "no test file": lambda root, patched: _copy_tree(
+        root, {PASS_BASE: wheel_texts()[PASS_BASE]}
+    ),
+    "already patched": lambda root, patched: _copy_tree(root, dict(patched)),
+    "edited call": lambda root, patched: _copy_tree(root, _edited_call(wheel_texts())),
+    "earlier fix": lambda root, patched: _copy_tree(
+        root, with_earlier_fix(wheel_texts())
+    ),
+    "test already added": lambda root, patched: _copy_tree(
+        root, _with_test_only(wheel_texts(), patched)
+    ),
+    "not python": lambda root, patched: _copy_tree(
+        root, {**wheel_texts(), PASS_BASE: "def call(:\n"}
+    ),
+}
+MESSAGES = {
+    "missing path": "no such directory",
+    "not executorch": "is not an ExecuTorch tree: exir/pass_base.py is missing",
+    "no test file": "exir/tests/test_pass_infra.py is missing",
+    "already patched": "the fix for #22309 is already applied",
+    "edited call": "differs from every unfixed version the patch knows",
+    "earlier fix": "already fixed (earlier version of this fix",
+    "test already added": f"{TEST_CLASS} is already there",
+    "not python": "exir/pass_base.py is not readable Python source",
+}
+
+
+def _snapshot(root: Path) -> Dict[str, str]:
+    if not root.exists():
+        return {}
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+IDENTITY = "[user]\n\tname = A Person\n\temail = a.person@example.org\n"
+
+
+def _patch_cli(*args: str, git_identity: bool = True) -> subprocess.CompletedProcess:
+    """``patch`` with a git configuration of its own, holding an identity or
+    none, run outside any repository (whose config could hold one)."""
+    home = Path(tempfile.mkdtemp(prefix="patch-cli-"))
+    config = home / "gitconfig"
+    config.write_text(IDENTITY if git_identity else "")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "patch", *args],
+        capture_output=True,
+        text=True,
+        cwd=home,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize("case", sorted(TREES))
+def test_bad_tree_is_refused_and_nothing_changes(
+    case: str, tmp_path: Path, patched: dict
+) -> None:
+    tree = TREES[case](tmp_path / "tree", patched)
+    out = tmp_path / "out"
+    out.mkdir()
+    before = _snapshot(tmp_path)
+
+    done = _patch_cli("--tree", str(tree), "-o", str(out))
+
+    assert done.returncode == EXIT_REFUSED == 2, done.stdout + done.stderr
+    assert MESSAGES[case] in done.stderr
+    assert done.stdout == ""
+    assert _snapshot(tmp_path) == before
+
+
+def _out_dirs(tmp_path: Path) -> Dict[str, List[str]]:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a directory")
+    return {
+        # Root writes anywhere it has permission bits for; /proc takes no
+        # new files from anyone.
+        "unwritable": ["/proc", "is not writable"],
+        "a file": [str(a_file), "is not a directory"],
+        "missing": [str(tmp_path / "missing" / "deeper"), "does not exist"],
+    }
+
+
+@pytest.mark.parametrize("case", ["unwritable", "a file", "missing"])
+def test_bad_output_directory_is_refused_and_nothing_written(
+    case: str, tmp_path: Path
+) -> None:
+    out, message = _out_dirs(tmp_path)[case]
+    before = _snapshot(tmp_path)
+    wheel_before = _snapshot(executorch_dir() / "exir")
+
+    done = _patch_cli("-o", out)
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert _snapshot(tmp_path) == before
+    assert _snapshot(executorch_dir() / "exir") == wheel_before
+
+
+def test_usage_errors_exit_2_without_writing(tmp_path: Path) -> None:
+    done = _patch_cli("--no-such-flag", "-o", str(tmp_path))
+
+    assert done.returncode == 2
+    assert "unrecognized arguments" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{")
+    not_matrix = tmp_path / "list.json"
+    not_matrix.write_text("[1, 2]")
+    other_patch = tmp_path / "other.json"
+    proof = {"ref": "main", "commit": "0" * 40, "environment": {}, "steps": []}
+    other_patch.write_text(json.dumps([proof | {"patch_sha256": "0" * 64, "ok": True}]))
+    return {
+        "proof missing": ["--proof", str(tmp_path / "none.json"), "No such file"],
+        "proof not JSON": ["--proof", str(not_json), "is not JSON"],
+        "proof not a proof": [
+            "--proof",
+            str(not_matrix),
+            "is not the output of `python -m exportpass_fix prove --json`",
+        ],
+        "proof of another patch": [
+            "--proof",
+            str(other_patch),
+            "proves another patch (none of its refs main yields the patch made"
+            " for this tree)",
+        ],
+        "co-author without email": [
+            "--co-author",
+            "Jane Doe",
+            'is not "Name <email>"',
+        ],
+        "author without name": ["--author", "<a@b.c>", 'is not "Name <email>"'],
+        "evidence missing": [
+            "--evidence",
+            str(tmp_path / "none.json"),
+            "No such file",
+        ],
+        "evidence not JSON": ["--evidence", str(not_json), "is not JSON"],
+        "evidence not a matrix": [
+            "--evidence",
+            str(not_matrix),
+            "is not the output of `python -m exportpass_fix matrix --json`",
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "co-author without email",
+        "author without name",
+        "evidence missing",
+        "evidence not JSON",
+        "evidence not a matrix",
+        "proof missing",
+        "proof not JSON",
+        "proof not a proof",
+        "proof of another patch",
+    ],
+)
+def test_bad_patch_options_are_refused_and_nothing_written(
+    case: str, tmp_path: Path
+) -> None:
+    *args, message = _bad_options(tmp_path)[case]
+    out = tmp_path / "out"
+    out.mkdir()
+    before = _snapshot(tmp_path)
+
+    done = _patch_cli(*args, "-o", str(out))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert _snapshot(tmp_path) == before
+
+
+def test_no_author_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+
+    done = _patch_cli("-o", str(out), git_identity=False)
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert 'no author: pass --author "Name <email>" or set git config' in refusal
+    assert list(out.iterdir()) == []
+    # With the identity in git's configuration, the same call writes the patch.
+    done = _patch_cli("-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "From: A Person <a.person@example.org>" in Path(done.stdout.strip()).read_text()
+    )
+
+
+def test_cherry_pick_onto_an_unknown_branch_is_refused() -> None:
+    for branch in ("main", "release/1.3", "release/9.9"):
+        done = subprocess.run(
+            [sys.executable, "-m", "exportpass_fix", "cherry-pick", "--onto", branch],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 2, done.stdout + done.stderr
+        (refusal,) = done.stderr.strip().splitlines()
+        assert f"{branch!r} is not a release branch this fix goes to" in refusal
+        assert done.stdout == ""
+
+
+def _git_repo(root: Path, files: Dict[str, str]) -> Path:
+    _copy_tree(root, files)
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "x"]):
+        subprocess.run(
+            ["git", "-c", "user.name=T", "-c", "user.email=t@t", *args],
+            cwd=root,
+            check=True,
+        )
+    return root
+
+
+def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
+    tree = wheel_texts()
+    broken = {**tree, "exir/__init__.py": "raise ImportError('broken on purpose')\n"}
+    return {
+        "not a checkout": [str(tmp_path), "HEAD", "is not a git checkout"],
+        "unknown ref": [
+            str(_git_repo(tmp_path / "et", tree)),
+            "no-such-ref",
+            "no-such-ref: no such ref",
+        ],
+        "not executorch": [
+            str(_git_repo(tmp_path / "other", {"README.md": "hi\n"})),
+            "HEAD",
+            "not an ExecuTorch tree",
+        ],
+        "exir does not import": [
+            str(_git_repo(tmp_path / "broken", broken)),
+            "HEAD",
+            "does not import over the installed package",
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "case", ["not a checkout", "unknown ref", "not executorch", "exir does not import"]
+)
+def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
+    checkout, ref, message = _prove_cases(tmp_path)[case]
+    before = _snapshot(tmp_path)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "prove"]
+        + ["--checkout", checkout, "--ref", ref],
+        capture_output=True,
+        text=True,
+    )
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert refusal.startswith("exportpass_fix prove: refused: ")
+    assert message in refusal
+    assert _snapshot(tmp_path) == before

@@ -1,0 +1,314 @@
+"""The upstream patch, proven on the installed ExecuTorch's real files."""
+
+import ast
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git, REPO
+
+from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from exportpass_fix.upstream.import_merge import import_block
+from exportpass_fix.upstream.patch import make_patch
+from exportpass_fix.upstream.pr_description import commit_message, LABEL, SUBJECT
+from exportpass_fix.upstream.prove import FAIL_UNFIXED
+from exportpass_fix.upstream.static_checks import new_mypy_errors
+from trees import executorch_dir, linked_tree, run_pytest
+
+REGRESSION_TEST = f"{TEST_CLASS}::test_constant_only_inputs_keep_the_graph_fake_mode"
+NEW_TESTS = {
+    f"{TEST_CLASS}::{name}"
+    for name in (
+        "test_constant_only_inputs_keep_the_graph_fake_mode",
+        "test_fake_input_decides_the_fake_mode",
+        "test_inputs_without_fake_tensors_use_a_new_fake_mode",
+        "test_constant_inputs_of_two_fake_modes_are_rejected",
+        "test_backend_pass_on_a_partitioned_constant_subgraph",
+    )
+}
+
+AUTHOR = "A Person <a.person@example.org>"
+# What the body must never say upstream: this project's names, its commands,
+# and placeholder text.
+NOT_UPSTREAM = re.compile(
+    r"exportpass_fix|exportpass-fix|EXPORTPASS_FIX|\bprove\b|\bmatrix\b"
+    r"|\bcheck --|<to be|TODO|XXX|\.\.\.puts|…"
+)
+
+
+def _short_ids(ids: set) -> set:
+    """``executorch.exir.tests.test_pass_infra.Cls::name`` -> ``Cls::name``."""
+    return {test_id.rsplit(".", 1)[-1] for test_id in ids}
+
+
+def test_patch_applies_with_git_am_on_the_wheel_files(
+    wheel_exir_repo: Path, tmp_path: Path, patched: dict
+) -> None:
+    patch = make_patch(
+        executorch_dir(), tmp_path, author=AUTHOR, co_authors=["B C <b@c.d>"]
+    )
+
+    check = git(wheel_exir_repo, "apply", "--check", str(patch))
+    assert check.returncode == 0, check.stderr
+    applied = git(wheel_exir_repo, "am", str(patch))
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+
+    for relative in (PASS_BASE, TEST_PASS_INFRA):
+        assert (wheel_exir_repo / relative).read_text() == patched[relative]
+    subject = git(wheel_exir_repo, "log", "-1", "--format=%s").stdout.strip()
+    assert subject == SUBJECT
+    trailers = git(wheel_exir_repo, "log", "-1", "--format=%(trailers)").stdout
+    assert trailers.strip() == "Co-authored-by: B C <b@c.d>"
+    changed = git(wheel_exir_repo, "diff", "--stat", "HEAD~1", "HEAD").stdout
+    assert "2 files changed" in changed
+
+
+def test_patch_touches_only_call_and_appends_the_test(patched: dict) -> None:
+    old = (executorch_dir() / PASS_BASE).read_text().splitlines()
+    new = patched[PASS_BASE].splitlines()
+    changed = [
+        line
+        for line in difflib.unified_diff(old, new, lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    assert 0 < len(changed) <= 25
+    # The test file: its imports grow, everything after them is kept as it
+    # is and the test code follows.
+    old_imports, old_rest = import_block(
+        (executorch_dir() / TEST_PASS_INFRA).read_text()
+    )
+    new_imports, new_rest = import_block(patched[TEST_PASS_INFRA])
+    assert new_rest.startswith(old_rest.rstrip("\n"))
+    assert f"class {TEST_CLASS}(unittest.TestCase):" in new_rest[len(old_rest) :]
+    assert {ast.dump(a) for n in old_imports for a in n.names} < {
+        ast.dump(a) for n in new_imports for a in n.names
+    }
+
+
+def _message(patch_text: str) -> str:
+    return patch_text.partition("\n\n")[2].split("\n---\n", 1)[0]
+
+
+def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
+    text = make_patch(
+        executorch_dir(),
+        tmp_path,
+        author="A <a@b.c>",
+        co_authors=["B C <b@c.d>", "D <d@e.f>"],
+    ).read_text()
+    header = text.partition("\n\n")[0]
+    assert header.splitlines()[1:] == [
+        "From: A <a@b.c>",
+        header.splitlines()[2],
+        f"Subject: [PATCH] {SUBJECT}",
+    ]
+    assert header.splitlines()[2].startswith("Date: ")
+    message = _message(text)
+    assert message.startswith("### Summary\n\nFixes #22309.")
+    for needle in ("### Test plan", "#22310 by @msluszniak", "#22891 by @psiddh"):
+        assert needle in message
+    assert "Behaviour changes" in message and "New error:" in message
+    assert LABEL == "release notes: exir" and LABEL not in message
+    # The pass the wrapped error names, stated as the code has it.
+    flat = " ".join(message.split())
+    assert "first one that retraces through `_ExportPassBase.call`" in flat
+    assert "the first `ExportPass` that ran" not in flat
+    # Credit is stated only where trailers give it.
+    assert "Co-authored-by trailers credit B C, D." in flat
+    assert "with credit to both" not in flat
+    # Trailers close the message, where git interpret-trailers finds them.
+    assert message.endswith(
+        "\n\nCo-authored-by: B C <b@c.d>\nCo-authored-by: D <d@e.f>"
+    )
+    # No tool of this project, no placeholder: upstream's commands only.
+    assert NOT_UPSTREAM.search(message) is None, NOT_UPSTREAM.search(message)
+    assert "python -m pytest exir/tests/test_pass_infra.py" in message
+    assert "lintrunner exir/pass_base.py exir/tests/test_pass_infra.py" in message
+    # Nothing of this project after the diffs either (no signature).
+    assert NOT_UPSTREAM.search(text) is None
+
+
+def test_body_without_co_authors_claims_no_credit() -> None:
+    flat = " ".join(commit_message([]).split())
+    assert "credit" not in flat and "Co-authored-by" not in flat
+    assert "can land in place of either, or its tests on top of either." in flat
+
+
+def test_every_test_the_body_describes_is_in_the_class() -> None:
+    described = set(re.findall(r"^- `(test_\w+)`", commit_message([]), re.M))
+    assert {name.split("::")[1] for name in NEW_TESTS} == described
+    assert FAIL_UNFIXED < described
+
+
+def test_evidence_puts_the_measured_table_in_the_test_plan() -> None:
+    pairs = [
+        {"model": "sine", "partitioner": "vulkan", "outcome": "unblocked"},
+        {"model": "sine", "partitioner": "xnnpack", "outcome": "unchanged"},
+        {"model": "conv", "partitioner": "xnnpack", "outcome": "unchanged"},
+    ]
+    matrix = {
+        "executorch": "9.9.9",
+        "torch": "8.8.8",
+        "pairs": pairs,
+        "summary": {
+            "blocked": 1,
+            "unblocked": 1,
+            "unchanged": 2,
+            "unchanged_uuid_blind": 0,
+            "changed": 0,
+        },
+    }
+
+    message = commit_message([], evidence=matrix)
+
+    flat = " ".join(message.split())
+    assert "on ExecuTorch 9.9.9 (torch 8.8.8)" in flat
+    assert "(sine, conv)" in flat
+    assert "| vulkan | sine | - | - | - |" in message
+    assert "| xnnpack | - | sine, conv | - | - |" in message
+    assert "1 pairs failed with #22309, of which 1 lower with the fix" in flat
+    assert "2 lower either way with the same `.pte` (2 byte for byte; 0," in flat
+    assert NOT_UPSTREAM.search(message) is None
+
+
+def test_cli_writes_the_patch_and_prints_its_path(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "patch", "-o", str(tmp_path)]
+        + ["--author", AUTHOR],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    path = Path(done.stdout.strip())
+    assert path.parent == tmp_path and path.read_text().startswith("From ")
+    assert f"label the PR: {LABEL}" in done.stderr
+    # The installed package has no Buck files: said, not silently skipped.
+    assert "has no Buck files" in done.stderr
+
+
+def test_regression_and_upstream_tests_pass_on_the_patched_tree(
+    patched_tree: Path,
+) -> None:
+    run = run_pytest(patched_tree, [TEST_PASS_INFRA])
+
+    assert run.returncode == 0, run.output
+    assert not run.failed
+    assert NEW_TESTS <= _short_ids(run.passed)
+    # Upstream's own tests in the file ran too, not just ours.
+    assert len(run.passed - {t for t in run.passed if TEST_CLASS in t}) >= 15
+
+
+def test_regression_test_fails_on_a_tree_without_the_fix(unfixed_tree: Path) -> None:
+    run = run_pytest(unfixed_tree, [TEST_PASS_INFRA], ["-k", TEST_CLASS])
+
+    assert run.returncode == 1, run.output
+    assert REGRESSION_TEST in _short_ids(run.failed)
+    # Exactly the tests that must fail; the others pin kept behaviour.
+    must_fail = {f"{TEST_CLASS}::{name}" for name in FAIL_UNFIXED}
+    assert _short_ids(run.failed) == must_fail
+    assert _short_ids(run.passed) == NEW_TESTS - must_fail
+    assert "ExportPass opened a second FakeTensorMode" in run.output
+    # The end-to-end test fails the way users see it: the pass manager's
+    # message over the fake-mode assertion.
+    assert (
+        "An error occurred when running the 'ExportPass' pass after the"
+        " following passes: []" in run.output
+    )
+    assert "doesn't match mode" in run.output
+    assert "ImportError" not in run.output and "ModuleNotFound" not in run.output
+
+
+def _lint(paths: list, cwd: Path) -> None:
+    for command in (
+        ["black", "--check", "--diff", *paths],
+        ["usort", "check", *paths],
+        ["flake8", "--config", str(REPO / ".flake8"), *paths],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", *command], cwd=cwd, capture_output=True, text=True
+        )
+        assert done.returncode == 0, f"{command[0]}:\n{done.stdout}{done.stderr}"
+
+
+def test_patched_files_pass_upstream_linters(tmp_path: Path, patched: dict) -> None:
+    # usort reads upstream's setting from the tree's pyproject.toml.
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.usort]\nfirst_party_detection = false\n"
+    )
+    for relative, text in patched.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    _lint(list(patched), tmp_path)
+
+
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mypy-cache")
+
+
+def test_patched_files_add_no_mypy_error(
+    tmp_path: Path, patched: dict, mypy_cache: Path
+) -> None:
+    unpatched = linked_tree(tmp_path / "unpatched", {})
+    patched_tree = linked_tree(tmp_path / "patched", patched)
+
+    before, after, new = new_mypy_errors(
+        unpatched, patched_tree, REPO / ".mypy.ini", mypy_cache
+    )
+
+    assert new == [], new
+    # Upstream's file has errors of its own: mypy really looked at both.
+    assert before > 0 and after >= before
+
+
+def test_mypy_check_catches_an_unnarrowed_optional(
+    tmp_path: Path, patched: dict, mypy_cache: Path
+) -> None:
+    # What the review found: an attribute read through an Optional.
+    sloppy = patched[TEST_PASS_INFRA].replace(
+        "        assert fake_tensor_mode is not None\n", ""
+    )
+    assert sloppy != patched[TEST_PASS_INFRA]
+    unpatched = linked_tree(tmp_path / "unpatched", {})
+    sloppy_tree = linked_tree(tmp_path / "sloppy", {**patched, TEST_PASS_INFRA: sloppy})
+
+    _, _, new = new_mypy_errors(unpatched, sloppy_tree, REPO / ".mypy.ini", mypy_cache)
+
+    assert any("allow_non_fake_inputs" in error for error in new), new
+
+
+def test_this_project_passes_the_same_linters() -> None:
+    _lint(["exir", "test", "setup.py"], REPO)
+
+
+@pytest.mark.skipif(
+    not os.environ.get("EXPORTPASS_FIX_ET_CHECKOUT"),
+    reason="set EXPORTPASS_FIX_ET_CHECKOUT to an ExecuTorch git checkout or bare"
+    " mirror (and EXPORTPASS_FIX_ET_REFS to the refs to prove, default"
+    " main release/1.4)",
+)
+def test_prove_on_checkout_refs() -> None:
+    refs = os.environ.get("EXPORTPASS_FIX_ET_REFS", "main release/1.4").split()
+    command = [sys.executable, "-m", "exportpass_fix", "prove", "--json"]
+    command += ["--checkout", os.environ["EXPORTPASS_FIX_ET_CHECKOUT"]]
+    command += [arg for ref in refs for arg in ("--ref", ref)]
+
+    done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    proofs = json.loads(done.stdout)
+    assert [proof["ref"] for proof in proofs] == refs
+    for proof in proofs:
+        assert [step["name"] for step in proof["steps"]] == [
+            "git am",
+            "test_pass_infra.py without the fix",
+            "test_pass_infra.py with the fix",
+            "static checks",
+            "exir/tests differential",
+        ]
+        assert all(step["ok"] for step in proof["steps"]), proof
