@@ -16,6 +16,8 @@ EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_REFUSED = 2
 DEFAULT_REFS = ["main", "release/1.4"]
+CONSOLE_SCRIPT = "exportpass-fix"
+DISTRIBUTION = "executorch-exportpass-fix"
 
 
 def _refuse(command: str, reason: object) -> int:
@@ -135,8 +137,24 @@ def _cherry_pick(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _prog() -> str:
+    """As the user called it: the console script or ``python -m``."""
+    called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return CONSOLE_SCRIPT if called == CONSOLE_SCRIPT else "python -m exportpass_fix"
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return f"%(prog)s {metadata.version(DISTRIBUTION)}"
+    except metadata.PackageNotFoundError:
+        return "%(prog)s (not installed: no distribution metadata)"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m exportpass_fix")
+    parser = argparse.ArgumentParser(prog=_prog())
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True)
 
     patch = commands.add_parser(

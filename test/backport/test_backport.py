@@ -1,5 +1,6 @@
 """The backport on the installed ExecuTorch, in this process and via the hook."""
 
+import importlib.metadata
 import importlib.util
 import inspect
 import subprocess
@@ -202,3 +203,29 @@ def test_a_call_without_readable_source_is_refused() -> None:
     with pytest.raises(exportpass_fix.BackportRefused, match="cannot read the source"):
         backport.apply_to(module)
     assert module._ExportPassBase.__dict__["call"] is before
+
+
+def test_a_newer_executorch_is_judged_by_its_call_not_its_version(
+    monkeypatch: pytest.MonkeyPatch, patched: dict, tmp_path: Path
+) -> None:
+    # No upper cap on the dependency: a release newer than any known one gets
+    # what its call deserves, and the refusal names it.
+    real_version = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata,
+        "version",
+        lambda name: "9.0.0" if name == "executorch" else real_version(name),
+    )
+    assert exportpass_fix.installed_version() == "9.0.0"
+
+    assert exportpass_fix.apply() == backport.APPLIED  # the known unfixed call
+    assert exportpass_fix.is_fixed()
+    exportpass_fix.revert()
+    fixed_module = _module_from_text(tmp_path, "newer_fixed", patched[PASS_BASE])
+    assert backport.apply_to(fixed_module) == backport.FIXED_UPSTREAM
+    unknown = _module_with_call(
+        "    def call(self, graph_module):\n        return None\n", "newer_edited"
+    )
+    with pytest.raises(exportpass_fix.BackportRefused, match="executorch 9.0.0"):
+        backport.apply_to(unknown)
+    assert backport._State.installed is None

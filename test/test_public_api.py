@@ -1,0 +1,194 @@
+"""What users and other tools rely on stays put while the house is arranged:
+the public names, the commands under both spellings, the layout's import
+rules, a regular (non-editable) install, and a dependency on ExecuTorch that
+never moves the user's release."""
+
+import ast
+import importlib.metadata
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import exportpass_fix
+
+import pytest
+from conftest import REPO
+from exportpass_fix.backport import replace_call
+from packaging.requirements import Requirement
+
+PUBLIC = ["apply", "revert", "applied", "is_fixed", "BackportRefused"]
+COMMANDS = ["patch", "check", "matrix", "partitioners", "prove", "cherry-pick"]
+# What each job folder may import, besides itself.
+MAY_IMPORT = {
+    "shared": set(),
+    "upstream": {"shared"},
+    "backport": {"shared"},
+    "diagnosis": {"shared", "backport"},
+}
+
+
+def test_public_names_are_the_backports() -> None:
+    for name in PUBLIC:
+        assert getattr(exportpass_fix, name) is getattr(replace_call, name)
+
+
+def _commands(help_text: str) -> list:
+    return re.search(r"\{([a-z,-]+)\}", help_text).group(1).split(",")
+
+
+def _run(*command: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, **env}
+    )
+
+
+def test_console_script_and_module_offer_the_same_commands() -> None:
+    script = Path(sys.executable).with_name("exportpass-fix")
+    by_script = _run(str(script), "--help")
+    by_module = _run(sys.executable, "-m", "exportpass_fix", "--help")
+
+    assert by_script.returncode == by_module.returncode == 0
+    assert _commands(by_script.stdout) == _commands(by_module.stdout) == COMMANDS
+    version = importlib.metadata.version("executorch-exportpass-fix")
+    assert _run(str(script), "--version").stdout == f"exportpass-fix {version}\n"
+    assert _run(sys.executable, "-m", "exportpass_fix", "--version").stdout == (
+        f"python -m exportpass_fix {version}\n"
+    )
+
+
+def _relative_imports(path: Path) -> set:
+    job = path.parent.name
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            found.add(job if node.level == 1 else (node.module or "").split(".")[0])
+    return found - {job}
+
+
+@pytest.mark.parametrize("job", sorted(MAY_IMPORT))
+def test_a_job_imports_only_what_it_may(job: str) -> None:
+    folder = REPO / "exir" / job
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text()))
+    assert doc is not None
+    assert ("May import" in doc) or (job == "shared" and "Imports nothing" in doc)
+    for path in folder.glob("*.py"):
+        assert _relative_imports(path) <= MAY_IMPORT[job], path
+
+
+def test_the_top_level_is_the_upstream_files_and_the_job_folders() -> None:
+    entries = {p.name for p in (REPO / "exir").iterdir() if p.name != "__pycache__"}
+    assert entries == {
+        "__init__.py",
+        "__main__.py",
+        "pass_base.py",
+        "tests",
+        *MAY_IMPORT,
+    }
+
+
+def test_the_executorch_requirement_admits_1_4_0_and_every_newer_release() -> None:
+    requirements = [
+        Requirement(text)
+        for text in importlib.metadata.requires("executorch-exportpass-fix") or []
+    ]
+    (executorch,) = [r for r in requirements if r.name == "executorch"]
+
+    for version in ("1.4.0", "1.4.1", "1.5.1", "1.6.0", "2.0.0", "10.0"):
+        assert executorch.specifier.contains(version), version
+    assert not executorch.specifier.contains("1.3.1")
+
+
+@pytest.fixture(scope="module")
+def regular_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This project built as a wheel and installed into a folder of its own."""
+    work = tmp_path_factory.mktemp("regular")
+    built = _run(
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "-q",
+        "-w",
+        str(work),
+        str(REPO),
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = work.glob("executorch_exportpass_fix-*.whl")
+    target = work / "site"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(target)
+    return target
+
+
+def test_a_regular_install_carries_every_module_and_data_file(
+    regular_install: Path,
+) -> None:
+    package = regular_install / "exportpass_fix"
+    for source in (REPO / "exir").rglob("*"):
+        if source.is_file() and "__pycache__" not in source.parts:
+            assert (package / source.relative_to(REPO / "exir")).is_file(), source
+    assert (regular_install / "exportpass_fix.pth").read_text() == (
+        (REPO / "exportpass_fix.pth").read_text()
+    )
+
+
+def test_a_regular_install_runs_the_commands_and_the_backport(
+    regular_install: Path, tmp_path: Path
+) -> None:
+    env = {"PYTHONPATH": str(regular_install)}
+    where = _run(
+        sys.executable,
+        "-c",
+        "import exportpass_fix; print(exportpass_fix.__file__)",
+        **env,
+    )
+    assert where.stdout.startswith(str(regular_install)), where.stdout + where.stderr
+    applied = _run(
+        sys.executable,
+        "-c",
+        "import exportpass_fix; print(exportpass_fix.apply(), exportpass_fix.is_fixed())",
+        **env,
+    )
+    assert applied.stdout.strip().endswith("applied True"), applied.stderr[-2000:]
+    patch = _run(
+        sys.executable,
+        "-m",
+        "exportpass_fix",
+        "patch",
+        "-o",
+        str(tmp_path),
+        "--author",
+        "A Person <a.person@example.org>",
+        **env,
+    )
+    assert patch.returncode == 0, patch.stderr
+    assert Path(patch.stdout.strip()).read_text().startswith("From ")
+    # The .pth hook, as site-packages would run it; -S keeps this
+    # environment's own (editable) install of the project out.
+    site_packages = Path(importlib.util.find_spec("torch").origin).parents[1]
+    hooked = _run(
+        sys.executable,
+        "-S",
+        "-c",
+        f"import site, sys; sys.path.append({str(site_packages)!r});"
+        f" site.addsitedir({str(regular_install)!r});"
+        " from executorch.exir import pass_base;"
+        " print(pass_base._ExportPassBase.call.__code__.co_filename)",
+        EXPORTPASS_FIX="1",
+    )
+    assert hooked.stdout.strip() == str(regular_install / "exportpass_fix/pass_base.py")
+    cherry = _run(
+        sys.executable,
+        "-m",
+        "exportpass_fix",
+        "cherry-pick",
+        "--onto",
+        "release/1.5",
+        **env,
+    )
+    assert "Criteria Category:" in cherry.stdout, cherry.stderr
