@@ -25,7 +25,7 @@ from executorch.exir.backend.partitioner import (
 )
 from executorch.exir.backend.utils import tag_constant_data
 from executorch.exir.lowered_backend_module import get_lowered_submodules
-from executorch.exir.pass_base import ExportPass
+from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import export, ExportedProgram
 
@@ -74,6 +74,25 @@ class _InputIndependentPartitioner(Partitioner):
         )
 
 
+@final
+class _PlaceholderRecorder(ExportPass):
+    # Records what placeholder() overrides receive, and whether the retrace
+    # runs under the python dispatcher.
+    def __init__(self) -> None:
+        super().__init__()
+        self.args: list[Argument] = []
+        self.under_python_dispatcher: list[bool] = []
+
+    def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
+        self.args.append(arg)
+        self.under_python_dispatcher.append(
+            torch._C._dispatch_tls_is_dispatch_key_included(
+                torch._C.DispatchKey.PythonDispatcher
+            )
+        )
+        return super().placeholder(name, arg, meta)
+
+
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     """
     ExportPass retraces under the graph's own FakeTensorMode when every
@@ -81,7 +100,8 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     """
 
     def setUp(self) -> None:
-        self.mode = FakeTensorMode(allow_non_fake_inputs=True)
+        # As torch.export makes it: real tensors are not allowed in.
+        self.mode = FakeTensorMode()
 
     def _constant(self, value: float, mode: FakeTensorMode) -> FakeTensor:
         # A FakeTensor made this way carries its real value in .constant, as
@@ -157,6 +177,71 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         assert fake_tensor_mode is not None
         self.assertTrue(fake_tensor_mode.allow_non_fake_inputs)
         self.assertEqual(self._fake_modes(result), [fake_tensor_mode])
+
+    def test_constant_only_inputs_meet_computed_values(self) -> None:
+        # A 4-element constant times a value the graph computes (a FakeTensor
+        # on retrace), as in a sine embedding's delegate: the graph's mode,
+        # which refuses real tensors as torch.export's does, must let the
+        # constant's value in.
+        value = torch.arange(4, dtype=torch.float32)
+        with self.mode:
+            meta = torch.empty(value.shape, dtype=value.dtype, device="meta")
+        graph = torch.fx.Graph()
+        constant = graph.placeholder("c_table")
+        constant.meta["val"] = FakeTensor(
+            self.mode, meta, torch.device("cpu"), constant=value
+        )
+        arange = graph.call_function(
+            torch.ops.aten.arange.start_step, (0, 4), {"dtype": torch.float32}
+        )
+        graph.output(
+            (graph.call_function(torch.ops.aten.mul.Tensor, (arange, constant)),)
+        )
+
+        result = self._retrace(
+            torch.fx.GraphModule(torch.nn.Module(), graph), ExportPass()
+        )
+
+        self.assertEqual(self._fake_modes(result), [self.mode])
+
+    def test_constant_only_inputs_retrace_under_the_python_dispatcher(self) -> None:
+        # As every graph with a FakeTensor input is retraced.
+        with self.mode:
+            plain_fake = torch.empty(())
+        for lhs in (self._constant(2.0, self.mode), plain_fake):
+            recorder = _PlaceholderRecorder()
+            self._retrace(
+                self._mul_graph(lhs, self._constant(3.0, self.mode)), recorder
+            )
+            self.assertEqual(recorder.under_python_dispatcher, [True, True])
+
+    def test_placeholder_overrides_receive_the_constants_values(self) -> None:
+        recorder = _PlaceholderRecorder()
+        graph_module = self._mul_graph(
+            self._constant(2.0, self.mode), self._constant(3.0, self.mode)
+        )
+
+        self._retrace(graph_module, recorder)
+
+        for arg, value in zip(recorder.args, (2.0, 3.0), strict=True):
+            self.assertNotIsInstance(arg, FakeTensor)
+            torch.testing.assert_close(arg, torch.tensor(value))
+
+    def test_placeholders_decide_over_stale_vals_of_other_nodes(self) -> None:
+        graph_module = self._mul_graph(
+            self._constant(2.0, self.mode), self._constant(3.0, self.mode)
+        )
+        # A val of another mode, as an earlier retrace under a second mode
+        # left it (#22309); the retrace replaces it.
+        (mul,) = graph_module.graph.find_nodes(
+            op="call_function", target=torch.ops.aten.mul.Tensor
+        )
+        with FakeTensorMode():
+            mul.meta["val"] = torch.empty(())
+
+        result = self._retrace(graph_module, ExportPass())
+
+        self.assertEqual(self._fake_modes(result), [self.mode])
 
     def test_constant_inputs_of_two_fake_modes_are_rejected(self) -> None:
         # New with the fix: such a graph used to be retraced under a third

@@ -29,6 +29,10 @@ NEW_TESTS = {
         "test_inputs_without_fake_tensors_use_a_new_fake_mode",
         "test_constant_inputs_of_two_fake_modes_are_rejected",
         "test_backend_pass_on_a_partitioned_constant_subgraph",
+        "test_constant_only_inputs_retrace_under_the_python_dispatcher",
+        "test_constant_only_inputs_meet_computed_values",
+        "test_placeholder_overrides_receive_the_constants_values",
+        "test_placeholders_decide_over_stale_vals_of_other_nodes",
     )
 }
 
