@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import List, Optional
 
-from .shared.installed import installed_executorch_dir
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -26,46 +25,9 @@ def _refuse(command: str, reason: object) -> int:
 
 
 def _patch(args: argparse.Namespace) -> int:
-    from .upstream.buck_deps import has_build_files
-    from .upstream.evidence import EvidenceError, load_evidence, load_proofs
-    from .upstream.patch import git_identity, make_patch, PatchRefused
-    from .upstream.pr_description import LABEL, valid_identity
+    from .upstream.patch_cli import run_patch
 
-    tree = args.tree or installed_executorch_dir()
-    if tree is None:
-        return _refuse("patch", "no executorch installed here; pass --tree")
-    author = args.author or git_identity()
-    if author is None:
-        return _refuse(
-            "patch",
-            'no author: pass --author "Name <email>" or set git config'
-            " user.name and user.email (the PR's author must sign the CLA)",
-        )
-    for identity in [author, *args.co_author]:
-        if not valid_identity(identity):
-            return _refuse("patch", f'{identity!r} is not "Name <email>"')
-    try:
-        proofs = load_proofs(args.proof) if args.proof else None
-        evidence = load_evidence(args.evidence) if args.evidence else None
-        path = make_patch(
-            Path(tree),
-            Path(args.output_dir),
-            author=author,
-            co_authors=args.co_author,
-            proofs=proofs,
-            evidence=evidence,
-        )
-    except (PatchRefused, EvidenceError) as refusal:
-        return _refuse("patch", refusal)
-    print(path)
-    if not has_build_files(Path(tree)):
-        print(
-            f"note: {tree} has no Buck files (an installed package): the patch"
-            " adds no pass_infra deps; make it from a checkout to include them",
-            file=sys.stderr,
-        )
-    print(f"label the PR: {LABEL}", file=sys.stderr)
-    return EXIT_OK
+    return run_patch(args, lambda reason: _refuse("patch", reason))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -127,6 +89,12 @@ def _prove(args: argparse.Namespace) -> int:
         return _refuse("prove", refusal)
 
 
+def _mutants(args: argparse.Namespace) -> int:
+    from .upstream.mutants import run_mutants
+
+    return run_mutants(args.json)
+
+
 def _cherry_pick(args: argparse.Namespace) -> int:
     from .upstream.cherry_pick import CherryPickRefused, request
 
@@ -180,6 +148,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         default=[],
         metavar='"NAME <EMAIL>"',
         help="add a Co-authored-by: trailer (repeatable)",
+    )
+    patch.add_argument(
+        "--tests-only",
+        action="store_true",
+        help="only the regression tests, for a tree whose call is already fixed"
+        " (by #22310, #22891 or any correct fix); refused where they would fail",
+    )
+    patch.add_argument(
+        "--mutants",
+        type=Path,
+        metavar="MUTANTS.json",
+        help="with --tests-only: the kill table of `mutants --json`, in brief",
     )
     patch.add_argument(
         "--proof",
@@ -250,6 +230,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     prove.add_argument("--json", action="store_true", help="one JSON list on stdout")
     prove.set_defaults(run=_prove)
+
+    mutants = commands.add_parser(
+        "mutants",
+        help="which tests kill which right or wrong variant of the fix",
+    )
+    mutants.add_argument("--json", action="store_true", help="one JSON object")
+    mutants.set_defaults(run=_mutants)
 
     cherry_pick = commands.add_parser(
         "cherry-pick",

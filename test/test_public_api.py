@@ -21,7 +21,15 @@ from exportpass_fix.backport import replace_call
 from packaging.requirements import Requirement
 
 PUBLIC = ["apply", "revert", "applied", "is_fixed", "BackportRefused"]
-COMMANDS = ["patch", "check", "matrix", "partitioners", "prove", "cherry-pick"]
+COMMANDS = [
+    "patch",
+    "check",
+    "matrix",
+    "partitioners",
+    "prove",
+    "mutants",
+    "cherry-pick",
+]
 # What each job folder may import, besides itself.
 MAY_IMPORT = {
     "shared": set(),

@@ -66,6 +66,49 @@ def proof_of(proofs: List[Dict[str, object]], digest: str, where: str) -> Dict:
     return passing[0]
 
 
+def load_mutants(path: Path) -> Dict[str, object]:
+    table = _read_json(path)
+    if not isinstance(table, dict) or not isinstance(table.get("variants"), list):
+        raise EvidenceError(
+            f"{path} is not the output of `python -m exportpass_fix mutants --json`"
+        )
+    return table
+
+
+def kill_summary(table: Dict[str, object]) -> str:
+    """The kill table in brief, for the tests-only body."""
+    rows = table["variants"]
+    assert isinstance(rows, list)
+    wrong = [r for r in rows if not r["correct"]]
+    right = [r for r in rows if r["correct"]]
+    killed = [r for r in wrong if r["killed_by_upstream_class"]]
+    accepted = [r for r in right if not r["killed_by_upstream_class"]]
+    lines = [
+        textwrap.fill(
+            f"They tell a right fix from plausible wrong ones. With `call`"
+            f" rewritten each of {len(rows)} ways on ExecuTorch"
+            f" {table.get('executorch')}, `test_pass_infra.py` fails for"
+            f" {len(killed)} of the {len(wrong)} wrong rewrites and passes for"
+            f" {len(accepted)} of the {len(right)} right ones"
+            f" ({', '.join(str(r['name']) for r in right)}):",
+            width=76,
+        )
+    ]
+    for row in wrong:
+        tests = [str(t) for t in row["killed_by_upstream_class"] or []]
+        shown = ", ".join(f"`{t}`" for t in tests[:2])
+        more = f" and {len(tests) - 2} more" if len(tests) > 2 else ""
+        lines.append(
+            textwrap.fill(
+                f"- {row['name']} ({row['reason']}): {shown or 'nothing'}{more}"
+                + (" fail" if tests else " fails"),
+                width=76,
+                subsequent_indent="  ",
+            )
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _partitioner_rows(pairs: List[Dict[str, object]]) -> List[str]:
     rows: Dict[str, Dict[str, List[str]]] = {}
     for pair in pairs:

@@ -6,8 +6,6 @@ import hashlib
 from dataclasses import dataclass
 from typing import List, Tuple
 
-from .pr_description import SUBJECT
-
 
 @dataclass(frozen=True)
 class FileChange:
@@ -57,7 +55,9 @@ def _diffstat(rows: List[Tuple[str, int, int]]) -> str:
     return "".join(lines)
 
 
-def patch_text(changes: List[FileChange], author: str, date: str, message: str) -> str:
+def patch_text(
+    changes: List[FileChange], author: str, date: str, subject: str, message: str
+) -> str:
     diffs = [_file_diff(change) for change in changes]
     stat = _diffstat(
         [(c.path, added, removed) for c, (_, added, removed) in zip(changes, diffs)]
@@ -66,7 +66,7 @@ def patch_text(changes: List[FileChange], author: str, date: str, message: str) 
         "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
         f"From: {author}\n"
         f"Date: {date}\n"
-        f"Subject: [PATCH] {SUBJECT}\n"
+        f"Subject: [PATCH] {subject}\n"
         "\n"
         f"{message}"
         "---\n"
@@ -82,8 +82,8 @@ def patch_digest(changes: List[FileChange]) -> str:
     return hashlib.sha256(diffs.encode("utf-8")).hexdigest()
 
 
-def patch_file_name() -> str:
-    slug = "".join(c if c.isalnum() else "-" for c in SUBJECT)
+def patch_file_name(subject: str) -> str:
+    slug = "".join(c if c.isalnum() else "-" for c in subject)
     while "--" in slug:
         slug = slug.replace("--", "-")
     return f"0001-{slug.strip('-')}.patch"

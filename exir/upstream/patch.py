@@ -32,14 +32,14 @@ from .buck_deps import BuckDepsError, with_test_deps
 from .evidence import EvidenceError, proof_of
 from .import_merge import import_block, ImportMergeError, merge_imports
 from .mail_patch import FileChange, patch_digest, patch_file_name, patch_text
-from .pr_description import commit_message
+from .pr_description import commit_message, SUBJECT
 
 
 class PatchRefused(Exception):
     """The tree or the output directory does not fit; nothing was written."""
 
 
-def _read_tree_file(tree: Path, relative: str) -> str:
+def read_tree_file(tree: Path, relative: str) -> str:
     path = tree / relative
     if not path.is_file():
         raise PatchRefused(
@@ -107,24 +107,28 @@ def splice_test(upstream: str, where: str) -> str:
     return merged.rstrip("\n") + "\n\n\n" + additions
 
 
-def planned_changes(tree: Path) -> List[FileChange]:
-    if not tree.is_dir():
-        raise PatchRefused(f"{tree}: no such directory")
-    old_pass_base = _read_tree_file(tree, PASS_BASE)
-    old_test = _read_tree_file(tree, TEST_PASS_INFRA)
-    new_pass_base = splice_pass_base(old_pass_base, str(tree / PASS_BASE))
+def planned_test_changes(tree: Path) -> List[FileChange]:
+    """The test file with the new tests, and the Buck file with their deps."""
+    old_test = read_tree_file(tree, TEST_PASS_INFRA)
     new_test = splice_test(old_test, str(tree / TEST_PASS_INFRA))
-    changes = [
-        FileChange(PASS_BASE, old_pass_base, new_pass_base),
-        FileChange(TEST_PASS_INFRA, old_test, new_test),
-    ]
+    changes = [FileChange(TEST_PASS_INFRA, old_test, new_test)]
     try:
         build_file = with_test_deps(tree, old_test, new_test)
     except BuckDepsError as error:
         raise PatchRefused(str(error)) from None
     if build_file is not None:
         changes.append(FileChange(*build_file))
+    return changes
+
+
+def planned_changes(tree: Path) -> List[FileChange]:
+    if not tree.is_dir():
+        raise PatchRefused(f"{tree}: no such directory")
+    old_pass_base = read_tree_file(tree, PASS_BASE)
+    new_pass_base = splice_pass_base(old_pass_base, str(tree / PASS_BASE))
+    changes = [FileChange(PASS_BASE, old_pass_base, new_pass_base)]
     # In the order git format-patch writes them.
+    changes += planned_test_changes(tree)
     return sorted(changes, key=lambda change: change.path)
 
 
@@ -145,7 +149,7 @@ def git_identity() -> Optional[str]:
     return f"{name} <{mail}>" if name and mail else None
 
 
-def _check_writable(out_dir: Path) -> None:
+def check_writable(out_dir: Path) -> None:
     if out_dir.exists() and not out_dir.is_dir():
         raise PatchRefused(f"output directory {out_dir} is not a directory")
     if not out_dir.is_dir():
@@ -160,7 +164,7 @@ def _check_writable(out_dir: Path) -> None:
     os.unlink(probe)
 
 
-def _build_file(changes: List[FileChange]) -> Optional[str]:
+def build_file_of(changes: List[FileChange]) -> Optional[str]:
     edited = [c.path for c in changes if c.path not in (PASS_BASE, TEST_PASS_INFRA)]
     return edited[0] if edited else None
 
@@ -191,14 +195,28 @@ def make_patch(
         )
     except EvidenceError as error:
         raise PatchRefused(str(error)) from None
-    _check_writable(out_dir)
+    check_writable(out_dir)
+    message = commit_message(co_authors, proof, evidence, build_file_of(changes))
+    return write_patch(out_dir, changes, author, SUBJECT, message, date)
+
+
+def write_patch(
+    out_dir: Path,
+    changes: List[FileChange],
+    author: str,
+    subject: str,
+    message: str,
+    date: Optional[str] = None,
+) -> Path:
+    """The mail-formatted patch, written whole or not at all; its path."""
     text = patch_text(
         changes,
         author,
         date or email.utils.formatdate(time.time(), localtime=True),
-        commit_message(co_authors, proof, evidence, _build_file(changes)),
+        subject,
+        message,
     )
-    target = out_dir.resolve() / patch_file_name()
+    target = out_dir.resolve() / patch_file_name(subject)
     with tempfile.NamedTemporaryFile(
         "w", dir=out_dir, prefix=".patch-", delete=False, encoding="utf-8"
     ) as handle:

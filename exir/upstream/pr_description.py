@@ -15,13 +15,21 @@ from .evidence import evidence_section
 SUBJECT = "Reuse the graph's fake mode when every ExportPass input is a constant"
 # As upstream's .github/release.yml spells it.
 LABEL = "release notes: exir"
-TEMPLATE = Path(__file__).resolve().parent / "pr_description.md"
+HERE = Path(__file__).resolve().parent
+TEMPLATE = HERE / "pr_description.md"
+TESTS = HERE / "tests_description.md"
+TESTS_ONLY_TEMPLATE = HERE / "tests_only_description.md"
+TESTS_ONLY_SUBJECT = "Add regression tests for #22309"
 IDENTITY = re.compile(r"[^<>\n]+ <[^<>\s]+@[^<>\s]+>")
 LINTED = "exir/pass_base.py exir/tests/test_pass_infra.py"
 
+SINGLE_CLASS = (
+    "python -m pytest exir/tests/test_pass_infra.py"
+    " -k TestExportPassFakeModeOfConstantInputs"
+)
 COMMANDS = f"""\
 ```
-python -m pytest exir/tests/test_pass_infra.py -k TestExportPassFakeModeOfConstantInputs
+{SINGLE_CLASS}
 python -m pytest exir/tests/test_pass_infra.py
 python -m pytest exir/tests
 lintrunner {LINTED}
@@ -116,6 +124,24 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _where_tests(build_file: Optional[str]) -> str:
+    text = (
+        "The tests are in `exir/tests/test_pass_infra.py`, which open-source CI"
+        " runs (`pytest.ini` ignores `exir/tests/test_passes.py`)."
+    )
+    if build_file:
+        text += (
+            f" The `pass_infra` target in `{build_file}` lists each module they"
+            " import as a direct dep."
+        )
+    return _fill(text)
+
+
+def _with_trailers(body: str, co_authors: Sequence[str]) -> str:
+    trailers = "".join(f"Co-authored-by: {who}\n" for who in co_authors)
+    return body.rstrip("\n") + "\n" + ("\n" + trailers if trailers else "")
+
+
 def commit_message(
     co_authors: Sequence[str],
     proof: Optional[Dict[str, object]] = None,
@@ -124,20 +150,28 @@ def commit_message(
 ) -> str:
     """The body that follows the Subject: line, trailers included.
     ``build_file``: the Buck file the patch adds the tests' deps to."""
-    where_tests = (
-        "The tests are in `exir/tests/test_pass_infra.py`, which open-source CI"
-        " runs (`pytest.ini` ignores `exir/tests/test_passes.py`)."
-    )
-    if build_file:
-        where_tests += (
-            f" The `pass_infra` target in `{build_file}` lists each module they"
-            " import as a direct dep."
-        )
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         related=related(co_authors),
-        where_tests=_fill(where_tests),
+        where_tests=_where_tests(build_file),
+        tests=TESTS.read_text(encoding="utf-8").rstrip("\n"),
         test_plan=measured_test_plan(proof) if proof else COMMANDS,
         evidence="\n" + evidence_section(evidence) if evidence else "",
     )
-    trailers = "".join(f"Co-authored-by: {who}\n" for who in co_authors)
-    return body.rstrip("\n") + "\n" + ("\n" + trailers if trailers else "")
+    return _with_trailers(body, co_authors)
+
+
+def tests_only_message(
+    co_authors: Sequence[str],
+    measured: str,
+    kills: str,
+    build_file: Optional[str],
+) -> str:
+    """The follow-up's body: ``measured`` is its Test plan's result on the
+    tree, ``kills`` the kill table in brief (or empty)."""
+    body = Template(TESTS_ONLY_TEMPLATE.read_text(encoding="utf-8")).substitute(
+        where_tests=_where_tests(build_file),
+        tests=TESTS.read_text(encoding="utf-8").rstrip("\n"),
+        kills="\n" + kills if kills else "",
+        test_plan=f"```\n{SINGLE_CLASS}\nlintrunner {LINTED}\n```\n{measured}",
+    )
+    return _with_trailers(body, co_authors)

@@ -156,6 +156,23 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
     proof = {"ref": "main", "commit": "0" * 40, "environment": {}, "steps": []}
     other_patch.write_text(json.dumps([proof | {"patch_sha256": "0" * 64, "ok": True}]))
     return {
+        "tests-only with a proof": [
+            "--tests-only",
+            "--proof",
+            str(other_patch),
+            "--proof and --evidence are for the full patch",
+        ],
+        "mutants without tests-only": [
+            "--mutants",
+            str(not_json),
+            "--mutants goes with --tests-only",
+        ],
+        "mutants not a table": [
+            "--tests-only",
+            "--mutants",
+            str(not_matrix),
+            "is not the output of `python -m exportpass_fix mutants --json`",
+        ],
         "proof missing": ["--proof", str(tmp_path / "none.json"), "No such file"],
         "proof not JSON": ["--proof", str(not_json), "is not JSON"],
         "proof not a proof": [
@@ -197,6 +214,9 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
         "evidence missing",
         "evidence not JSON",
         "evidence not a matrix",
+        "tests-only with a proof",
+        "mutants without tests-only",
+        "mutants not a table",
         "proof missing",
         "proof not JSON",
         "proof not a proof",

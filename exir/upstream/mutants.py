@@ -1,0 +1,146 @@
+"""``python -m exportpass_fix mutants``: which tests kill which variant of
+``_ExportPassBase.call`` (``variants``).
+
+Each variant is spliced into ``exir/pass_base.py`` of a linked tree of the
+installed ExecuTorch (as ``prove`` installs the fix), next to upstream's
+``test_pass_infra.py`` with this project's class appended; one pytest
+process per variant then runs that whole file and, from this project's
+checkout, the edge-case and property suites. Two variants run at a time.
+"""
+
+import json
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+from ..shared.fix_source import (
+    PACKAGE_DIR,
+    PASS_BASE,
+    PATCHED_CLASS,
+    PATCHED_METHOD,
+    TEST_PASS_INFRA,
+)
+from ..shared.installed import installed_version
+from ..shared.report import text_table
+from ..shared.source_spans import method_span
+from .patch import splice_test
+from .trees import executorch_dir, linked_tree, run_pytest
+from .variants import Variant, VARIANTS
+
+PROJECT_SUITES = ["backport/test_edge_cases.py", "backport/test_properties.py"]
+
+
+def project_suites() -> Optional[List[Path]]:
+    """This project's suites, where the package runs from its checkout."""
+    tests = PACKAGE_DIR.parent / "test"
+    paths = [tests / suite for suite in PROJECT_SUITES]
+    return paths if all(path.is_file() for path in paths) else None
+
+
+def with_call(pass_base: str, call_text: str) -> str:
+    span = method_span(pass_base, PATCHED_CLASS, PATCHED_METHOD)
+    assert span is not None, "the installed pass_base.py has no _ExportPassBase.call"
+    return (
+        "".join(span.lines[: span.start - 1])
+        + call_text
+        + "".join(span.lines[span.end :])
+    )
+
+
+def run_variant(
+    variant: Variant, work: Path, suites: Optional[List[Path]]
+) -> Dict[str, object]:
+    package = executorch_dir()
+    tree = linked_tree(
+        work / variant.name.replace(" ", "-").replace("'", ""),
+        {
+            PASS_BASE: with_call((package / PASS_BASE).read_text(), variant.text),
+            TEST_PASS_INFRA: splice_test(
+                (package / TEST_PASS_INFRA).read_text(), TEST_PASS_INFRA
+            ),
+        },
+    )
+    run = run_pytest(tree, [TEST_PASS_INFRA, *map(str, suites or [])])
+    upstream = sorted(
+        t.rsplit("::", 1)[-1] for t in run.failed if "test_pass_infra" in t
+    )
+    project = sorted(t for t in run.failed if "test_pass_infra" not in t)
+    ran_upstream = any("test_pass_infra" in t for t in run.passed | run.failed)
+    return {
+        "name": variant.name,
+        "correct": variant.correct,
+        "reason": variant.reason,
+        "killed_by_upstream_class": upstream if ran_upstream else None,
+        "killed_by_project": project if suites else None,
+        "passed": len(run.passed),
+    }
+
+
+def verdict(row: Dict[str, object]) -> str:
+    upstream, project = row["killed_by_upstream_class"], row["killed_by_project"]
+    if upstream is None:
+        return "PROBLEM: test_pass_infra.py did not run"
+    if row["correct"]:
+        return "ok: accepted" if not upstream and not project else "PROBLEM: rejected"
+    return "ok: killed" if upstream else "PROBLEM: survives test_pass_infra.py"
+
+
+def mutants(say: Callable[[str], None]) -> Dict[str, object]:
+    suites = project_suites()
+    with tempfile.TemporaryDirectory(prefix="exportpass-mutants-") as work:
+
+        def one(variant: Variant) -> Dict[str, object]:
+            row = run_variant(variant, Path(work), suites)
+            say(f"[{variant.name}] {verdict(row)}")
+            return row
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            rows = list(pool.map(one, VARIANTS))
+    return {
+        "executorch": installed_version(),
+        "project_suites": [str(s) for s in suites] if suites else None,
+        "variants": rows,
+    }
+
+
+def _names(tests: object) -> str:
+    if tests is None:
+        return "(not run)"
+    return ", ".join(str(t).rsplit("::", 1)[-1] for t in tests) or "-"  # type: ignore
+
+
+def run_mutants(as_json: bool) -> int:
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    table = mutants(say)
+    rows = table["variants"]
+    assert isinstance(rows, list)
+    if as_json:
+        print(json.dumps(table))
+    else:
+        print(f"ExecuTorch {table['executorch']}")
+        print(
+            text_table(
+                [
+                    "variant",
+                    "correct",
+                    "killed by test_pass_infra.py",
+                    "killed by the project's suites",
+                    "verdict",
+                ],
+                [
+                    [
+                        r["name"],
+                        "yes" if r["correct"] else "no",
+                        _names(r["killed_by_upstream_class"]),
+                        _names(r["killed_by_project"]),
+                        verdict(r),
+                    ]
+                    for r in rows
+                ],
+            )
+        )
+    return 0 if all(verdict(r).startswith("ok") for r in rows) else 1

@@ -1,0 +1,71 @@
+"""``python -m exportpass_fix patch``: the options checked, then the full
+patch or, with ``--tests-only``, the tests alone. Exit status 0 written, 2
+refused with one line and nothing written."""
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+from ..shared.installed import installed_executorch_dir
+from .buck_deps import has_build_files
+from .evidence import EvidenceError, load_evidence, load_mutants, load_proofs
+from .patch import git_identity, make_patch, PatchRefused
+from .pr_description import LABEL, valid_identity
+from .tests_only import make_tests_patch
+
+NO_AUTHOR = (
+    'no author: pass --author "Name <email>" or set git config user.name and'
+    " user.email (the PR's author must sign the CLA)"
+)
+
+
+def _misfit(args: argparse.Namespace, author: object) -> str:
+    """Why these options cannot make a patch, or ''."""
+    if author is None:
+        return NO_AUTHOR
+    for identity in [author, *args.co_author]:
+        if not valid_identity(str(identity)):
+            return f'{identity!r} is not "Name <email>"'
+    if args.tests_only and (args.proof or args.evidence):
+        return "--proof and --evidence are for the full patch"
+    if args.mutants and not args.tests_only:
+        return "--mutants goes with --tests-only"
+    return ""
+
+
+def run_patch(args: argparse.Namespace, refuse: Callable[[object], int]) -> int:
+    tree = args.tree or installed_executorch_dir()
+    if tree is None:
+        return refuse("no executorch installed here; pass --tree")
+    author = args.author or git_identity()
+    misfit = _misfit(args, author)
+    if misfit:
+        return refuse(misfit)
+    out_dir = Path(args.output_dir)
+    try:
+        if args.tests_only:
+            mutants = load_mutants(args.mutants) if args.mutants else None
+            path = make_tests_patch(
+                Path(tree), out_dir, author, args.co_author, mutants
+            )
+        else:
+            path = make_patch(
+                Path(tree),
+                out_dir,
+                author=author,
+                co_authors=args.co_author,
+                proofs=load_proofs(args.proof) if args.proof else None,
+                evidence=load_evidence(args.evidence) if args.evidence else None,
+            )
+    except (PatchRefused, EvidenceError) as refusal:
+        return refuse(refusal)
+    print(path)
+    if not has_build_files(Path(tree)):
+        print(
+            f"note: {tree} has no Buck files (an installed package): the patch"
+            " adds no pass_infra deps; make it from a checkout to include them",
+            file=sys.stderr,
+        )
+    print(f"label the PR: {LABEL}", file=sys.stderr)
+    return 0
