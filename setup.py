@@ -50,7 +50,7 @@ setup(
     ],
     package_data={
         "exportpass_fix": ["tests/*.py"],
-        "exportpass_fix.upstream": ["pr_description.md"],
+        "exportpass_fix.upstream": ["*.md"],
     },
     cmdclass={"build_py": BuildPyWithPth, "editable_wheel": EditableWheelWithPth},
 )
