@@ -21,14 +21,15 @@ from exportpass_fix.backport import replace_call
 from packaging.requirements import Requirement
 
 PUBLIC = ["apply", "revert", "applied", "is_fixed", "BackportRefused"]
+# The upstream job's commands, then the diagnosis's.
 COMMANDS = [
     "patch",
-    "check",
-    "matrix",
-    "partitioners",
     "prove",
     "mutants",
     "cherry-pick",
+    "check",
+    "matrix",
+    "partitioners",
 ]
 # What each job folder may import, besides itself.
 MAY_IMPORT = {

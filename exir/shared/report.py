@@ -1,6 +1,17 @@
-"""Plain-text tables for the command-line tools."""
+"""What the command-line tools print: plain-text tables, and the one-line
+refusal that goes with exit status 2."""
 
+import sys
 from typing import List, Sequence
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_REFUSED = 2
+
+
+def refuse(command: str, reason: object) -> int:
+    print(f"exportpass_fix {command}: refused: {reason}", file=sys.stderr)
+    return EXIT_REFUSED
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

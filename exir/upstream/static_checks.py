@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from importlib import metadata
 from pathlib import Path
 from typing import Dict, List, Tuple
 
@@ -74,3 +75,46 @@ def new_mypy_errors(
         sum(after.values()),
         sorted((after - before).elements()),
     )
+
+
+LINTERS = ("black", "usort", "flake8")
+
+
+def static_checks_step(
+    configs: Dict[str, str],
+    patched: Dict[str, str],
+    unpatched: Path,
+    fixed: Path,
+    work: Path,
+) -> Tuple[bool, str, Dict[str, object]]:
+    """``prove``'s step: lint the patched files with the ref's settings
+    (``configs``: its ``.flake8``, ``pyproject.toml``, ``.mypy.ini``) and
+    compare mypy on the unpatched and the fixed linked trees."""
+    missing = [c for c in (".flake8", ".mypy.ini") if c not in configs]
+    if missing:
+        return False, f"the ref has no {', '.join(missing)}", {}
+    lint_root = work / "lint"
+    for relative, text in {**configs, **patched}.items():
+        (lint_root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (lint_root / relative).write_text(text, encoding="utf-8")
+    try:
+        python_files = [p for p in patched if p.endswith(".py")]
+        complaints = lint(lint_root, python_files, lint_root / ".flake8")
+        before, after, new = new_mypy_errors(
+            unpatched, fixed, lint_root / ".mypy.ini", work / "mypy-cache"
+        )
+    except (RuntimeError, OSError) as error:
+        return False, str(error).splitlines()[0], {}
+    data: Dict[str, object] = {
+        "linters": ", ".join(f"{tool} {metadata.version(tool)}" for tool in LINTERS),
+        "lint_complaints": complaints,
+        "mypy": metadata.version("mypy"),
+        "mypy_errors_before": before,
+        "mypy_errors_after": after,
+        "mypy_new_errors": new,
+    }
+    detail = (
+        f"lint: {', '.join(complaints) or 'clean'}; mypy: {before} errors"
+        f" unpatched, {after} patched, {len(new)} new"
+    )
+    return not complaints and not new, detail, data

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 import pytest
-
-from exportpass_fix.__main__ import EXIT_REFUSED
 from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+
+from exportpass_fix.shared.report import EXIT_REFUSED
 from trees import executorch_dir, wheel_texts, with_earlier_fix
 
 

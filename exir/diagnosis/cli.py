@@ -1,0 +1,101 @@
+"""The diagnosis job's commands: ``check``, ``matrix``, ``partitioners``."""
+
+import argparse
+import sys
+
+from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, refuse
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .check import run_check
+
+    return run_check(args.model, args.partitioner, args.json, args.atol, args.rtol)
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    from .matrix import as_json, build_matrix, render, usable_partitioners
+    from .models import MODELS
+    from .partitioners import PARTITIONERS
+
+    unknown = [n for n in args.partitioner if n not in PARTITIONERS]
+    unknown += [n for n in args.model if n not in MODELS]
+    if unknown:
+        known = ", ".join([*PARTITIONERS, *MODELS])
+        return refuse("matrix", f"unknown name {unknown[0]!r}; known: {known}")
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    partitioners = usable_partitioners(args.partitioner)
+    matrix = build_matrix(args.model or list(MODELS), partitioners, say)
+    bad = matrix.get("bad_input", [])
+    if bad:
+        return refuse("matrix", bad[0])
+    print(as_json(matrix) if args.json else render(matrix, args.markdown))
+    return EXIT_OK if matrix["summary"]["changed"] == 0 else EXIT_CHECK_FAILED
+
+
+def _partitioners(args: argparse.Namespace) -> int:
+    import json
+    import logging
+
+    from ..shared.report import text_table
+
+    from .partitioners import PARTITIONERS, why_not
+
+    logging.disable(logging.WARNING)  # backends log their own import notes
+    reasons = {name: why_not(name) for name in PARTITIONERS}
+    if args.json:
+        print(
+            json.dumps(
+                {n: {"usable": r is None, "reason": r} for n, r in reasons.items()}
+            )
+        )
+        return EXIT_OK
+    rows = [[n, "yes" if r is None else "no", r or ""] for n, r in reasons.items()]
+    print(text_table(["partitioner", "usable here", "why not"], rows))
+    return EXIT_OK
+
+
+def add_commands(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]",
+) -> None:
+    check = commands.add_parser(
+        "check",
+        help="run the issue's repro and reduced model unpatched and with the fix",
+    )
+    check.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="PATH.pt2 (torch.export.save), package.module:name, or builtin:NAME"
+        " (default: the issue's reduced model)",
+    )
+    check.add_argument(
+        "--partitioner",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="repeatable, passed together in this order (default: vulkan);"
+        " see `partitioners`",
+    )
+    check.add_argument("--atol", type=float, default=1e-5, help="default 1e-5")
+    check.add_argument("--rtol", type=float, default=1e-5, help="default 1e-5")
+    check.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    check.set_defaults(run=_check)
+
+    matrix = commands.add_parser(
+        "matrix",
+        help="every model x every usable partitioner, unpatched vs backport",
+    )
+    matrix.add_argument("--partitioner", action="append", default=[], metavar="NAME")
+    matrix.add_argument("--model", action="append", default=[], metavar="NAME")
+    output = matrix.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true")
+    output.add_argument("--markdown", action="store_true")
+    matrix.set_defaults(run=_matrix)
+
+    partitioners = commands.add_parser(
+        "partitioners", help="each partitioner name, and whether it is usable here"
+    )
+    partitioners.add_argument("--json", action="store_true")
+    partitioners.set_defaults(run=_partitioners)
