@@ -10,7 +10,6 @@ and writes the difference as one mail-formatted patch.
 import ast
 import email.utils
 import os
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -130,23 +129,6 @@ def planned_changes(tree: Path) -> List[FileChange]:
     # In the order git format-patch writes them.
     changes += planned_test_changes(tree)
     return sorted(changes, key=lambda change: change.path)
-
-
-def git_identity() -> Optional[str]:
-    """``user.name <user.email>`` as git would commit here, if both are set."""
-    try:
-        name, mail = (
-            subprocess.run(
-                ["git", "config", key],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-            for key in ("user.name", "user.email")
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return f"{name} <{mail}>" if name and mail else None
 
 
 def check_writable(out_dir: Path) -> None:

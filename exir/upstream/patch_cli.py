@@ -3,16 +3,35 @@ patch or, with ``--tests-only``, the tests alone. Exit status 0 written, 2
 refused with one line and nothing written."""
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from ..shared.installed import installed_executorch_dir
 from .buck_deps import has_build_files
 from .evidence import EvidenceError, load_evidence, load_mutants, load_proofs
-from .patch import git_identity, make_patch, PatchRefused
+from .patch import make_patch, PatchRefused
 from .pr_description import LABEL, valid_identity
 from .tests_only import make_tests_patch
+
+
+def git_identity() -> Optional[str]:
+    """``user.name <user.email>`` as git would commit here, if both are set."""
+    try:
+        name, mail = (
+            subprocess.run(
+                ["git", "config", key],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            for key in ("user.name", "user.email")
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return f"{name} <{mail}>" if name and mail else None
+
 
 NO_AUTHOR = (
     'no author: pass --author "Name <email>" or set git config user.name and'
