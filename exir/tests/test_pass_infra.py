@@ -100,7 +100,8 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     """
 
     def setUp(self) -> None:
-        # As torch.export makes it: real tensors are not allowed in.
+        # FakeTensorMode's default, which lets no real tensor in: the pass
+        # must allow the constants' values, as it does for fake inputs.
         self.mode = FakeTensorMode()
 
     def _constant(self, value: float, mode: FakeTensorMode) -> FakeTensor:
@@ -181,8 +182,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     def test_constant_only_inputs_meet_computed_values(self) -> None:
         # A 4-element constant times a value the graph computes (a FakeTensor
         # on retrace), as in a sine embedding's delegate: the graph's mode,
-        # which refuses real tensors as torch.export's does, must let the
-        # constant's value in.
+        # which refuses real tensors, must let the constant's value in.
         value = torch.arange(4, dtype=torch.float32)
         with self.mode:
             meta = torch.empty(value.shape, dtype=value.dtype, device="meta")
