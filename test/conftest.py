@@ -1,5 +1,6 @@
 import subprocess
 from pathlib import Path
+from typing import Dict
 
 import pytest
 
@@ -37,6 +38,17 @@ def git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
     )
+
+
+def git_repo(root: Path, texts: Dict[str, str]) -> Path:
+    """A git repository at ``root`` whose first commit holds ``texts``
+    (relative path -> text)."""
+    for relative, text in texts.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "base")):
+        assert git(root, *args).returncode == 0
+    return root
 
 
 @pytest.fixture

@@ -31,13 +31,18 @@ def _read_json(path: Path) -> object:
         raise EvidenceError(f"{path} is not JSON: {error}") from None
 
 
-def load_evidence(path: Path) -> Dict[str, object]:
-    matrix = _read_json(path)
-    if not isinstance(matrix, dict) or not isinstance(matrix.get("pairs"), list):
+def _load_table(path: Path, key: str, command: str) -> Dict[str, object]:
+    """A JSON object whose ``key`` is a list, as ``command --json`` writes."""
+    table = _read_json(path)
+    if not isinstance(table, dict) or not isinstance(table.get(key), list):
         raise EvidenceError(
-            f"{path} is not the output of `python -m exportpass_fix matrix --json`"
+            f"{path} is not the output of `python -m exportpass_fix {command} --json`"
         )
-    return matrix
+    return table
+
+
+def load_evidence(path: Path) -> Dict[str, object]:
+    return _load_table(path, "pairs", "matrix")
 
 
 def load_proofs(path: Path) -> List[Dict[str, object]]:
@@ -67,12 +72,7 @@ def proof_of(proofs: List[Dict[str, object]], digest: str, where: str) -> Dict:
 
 
 def load_mutants(path: Path) -> Dict[str, object]:
-    table = _read_json(path)
-    if not isinstance(table, dict) or not isinstance(table.get("variants"), list):
-        raise EvidenceError(
-            f"{path} is not the output of `python -m exportpass_fix mutants --json`"
-        )
-    return table
+    return _load_table(path, "variants", "mutants")
 
 
 def kill_summary(table: Dict[str, object]) -> str:

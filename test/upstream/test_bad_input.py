@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 import pytest
+from conftest import git_repo
 from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 
 from exportpass_fix.shared.report import EXIT_REFUSED
@@ -270,34 +271,23 @@ def test_cherry_pick_onto_an_unknown_branch_is_refused() -> None:
         assert done.stdout == ""
 
 
-def _git_repo(root: Path, files: Dict[str, str]) -> Path:
-    _copy_tree(root, files)
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "x"]):
-        subprocess.run(
-            ["git", "-c", "user.name=T", "-c", "user.email=t@t", *args],
-            cwd=root,
-            check=True,
-        )
-    return root
-
-
 def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
     tree = wheel_texts()
     broken = {**tree, "exir/__init__.py": "raise ImportError('broken on purpose')\n"}
     return {
         "not a checkout": [str(tmp_path), "HEAD", "is not a git checkout"],
         "unknown ref": [
-            str(_git_repo(tmp_path / "et", tree)),
+            str(git_repo(tmp_path / "et", tree)),
             "no-such-ref",
             "no-such-ref: no such ref",
         ],
         "not executorch": [
-            str(_git_repo(tmp_path / "other", {"README.md": "hi\n"})),
+            str(git_repo(tmp_path / "other", {"README.md": "hi\n"})),
             "HEAD",
             "not an ExecuTorch tree",
         ],
         "exir does not import": [
-            str(_git_repo(tmp_path / "broken", broken)),
+            str(git_repo(tmp_path / "broken", broken)),
             "HEAD",
             "does not import over the installed package",
         ],

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
-from conftest import git
+from conftest import git, git_repo
 
 from exportpass_fix.upstream.buck_deps import dep_sort_key
 from exportpass_fix.upstream.import_merge import imported_modules
@@ -75,12 +75,7 @@ def _tree(root: Path, layout: str, drop: str = "") -> Path:
     else:
         files["exir/tests/BUCK"] = 'oncall("executorch")\n'
         files["exir/tests/TARGETS"] = _tests_build_file("")
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text)
-    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "base")):
-        assert git(root, *args).returncode == 0
-    return root
+    return git_repo(root, files)
 
 
 def _patch(tree: Path, out: Path) -> subprocess.CompletedProcess:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import git
+from conftest import git, git_repo
 
 from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from exportpass_fix.upstream.mutants import with_call
@@ -18,15 +18,6 @@ from test_upstream_patch import AUTHOR, NEW_TESTS, NOT_UPSTREAM
 from trees import linked_tree, run_pytest, wheel_texts
 
 SHAPE_OF_22310 = next(v for v in VARIANTS if v.name == "fallback scan of placeholders")
-
-
-def _repo(root: Path, texts: dict) -> Path:
-    for relative, text in texts.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text)
-    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "base")):
-        assert git(root, *args).returncode == 0
-    return root
 
 
 def _tests_only(tree: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -44,7 +35,7 @@ def test_tests_only_patch_applies_and_passes_on_a_tree_fixed_another_way(
 ) -> None:
     texts = wheel_texts()
     fixed_another_way = with_call(texts[PASS_BASE], SHAPE_OF_22310.text)
-    repo = _repo(tmp_path / "et", {**texts, PASS_BASE: fixed_another_way})
+    repo = git_repo(tmp_path / "et", {**texts, PASS_BASE: fixed_another_way})
     mutants = tmp_path / "mutants.json"
     mutants.write_text(
         json.dumps(
@@ -96,7 +87,7 @@ def test_tests_only_patch_applies_and_passes_on_a_tree_fixed_another_way(
 
 
 def test_tests_only_patch_is_refused_on_an_unfixed_tree(tmp_path: Path) -> None:
-    repo = _repo(tmp_path / "et", wheel_texts())
+    repo = git_repo(tmp_path / "et", wheel_texts())
     out = tmp_path / "out"
 
     done = _tests_only(repo, out)
