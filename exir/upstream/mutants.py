@@ -106,9 +106,49 @@ def mutants(say: Callable[[str], None]) -> Dict[str, object]:
 
 
 def _names(tests: object) -> str:
+    """How many tests, and the first by name (``--json`` has them all)."""
     if tests is None:
         return "(not run)"
-    return ", ".join(str(t).rsplit("::", 1)[-1] for t in tests) or "-"  # type: ignore
+    names = [str(t).rsplit("::", 1)[-1] for t in tests]  # type: ignore[attr-defined]
+    if not names:
+        return "-"
+    more = f", +{len(names) - 1}" if len(names) > 1 else ""
+    return f"{len(names)}: {names[0]}{more}"
+
+
+def render(table: Dict[str, object]) -> str:
+    rows = table["variants"]
+    assert isinstance(rows, list)
+    wrong = [r for r in rows if not r["correct"]]
+    right = [r for r in rows if r["correct"]]
+    header = [
+        "variant",
+        "right",
+        "killed by test_pass_infra.py",
+        "killed by the project's suites",
+        "verdict",
+    ]  # noqa: B950
+    lines = [
+        f"ExecuTorch {table['executorch']}",
+        text_table(
+            header,
+            [
+                [
+                    r["name"],
+                    "yes" if r["correct"] else "no",
+                    _names(r["killed_by_upstream_class"]),
+                    _names(r["killed_by_project"]),
+                    verdict(r),
+                ]
+                for r in rows
+            ],
+        ),
+        f"wrong variants killed by test_pass_infra.py:"
+        f" {sum(bool(r['killed_by_upstream_class']) for r in wrong)} of {len(wrong)};"
+        f" right variants passing everything:"
+        f" {sum(verdict(r) == 'ok: accepted' for r in right)} of {len(right)}",
+    ]
+    return "\n".join(lines)
 
 
 def run_mutants(as_json: bool) -> int:
@@ -118,29 +158,5 @@ def run_mutants(as_json: bool) -> int:
     table = mutants(say)
     rows = table["variants"]
     assert isinstance(rows, list)
-    if as_json:
-        print(json.dumps(table))
-    else:
-        print(f"ExecuTorch {table['executorch']}")
-        print(
-            text_table(
-                [
-                    "variant",
-                    "correct",
-                    "killed by test_pass_infra.py",
-                    "killed by the project's suites",
-                    "verdict",
-                ],
-                [
-                    [
-                        r["name"],
-                        "yes" if r["correct"] else "no",
-                        _names(r["killed_by_upstream_class"]),
-                        _names(r["killed_by_project"]),
-                        verdict(r),
-                    ]
-                    for r in rows
-                ],
-            )
-        )
+    print(json.dumps(table) if as_json else render(table))
     return 0 if all(verdict(r).startswith("ok") for r in rows) else 1
