@@ -209,13 +209,21 @@ def run_prove(checkout: Path, refs: List[str], as_json: bool) -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr if as_json else sys.stdout, flush=True)
 
-    proofs = prove(checkout, refs, say)
-    if as_json:
-        print(json.dumps([dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]))
-    for proof in [] if as_json else proofs:
-        print(f"\n{proof.ref} ({proof.commit[:12]}) over the installed executorch")
-        rows = [
-            [s.name, f"{'ok' if s.ok else 'FAIL'}: {s.detail}"] for s in proof.steps
-        ]
-        print(text_table(["step", "result"], rows))
-    return 0 if all(p.ok for p in proofs) else 1
+    proofs = [dataclasses.asdict(p) | {"ok": p.ok} for p in prove(checkout, refs, say)]
+    print(json.dumps(proofs) if as_json else "\n\n".join(map(render, proofs)))
+    return 0 if all(p["ok"] for p in proofs) else 1
+
+
+def render(proof: Dict[str, object]) -> str:
+    """One ref's proof (as ``--json`` has it) as a table."""
+    env = proof["environment"]
+    assert isinstance(env, dict) and isinstance(proof["steps"], list)
+    rows = [
+        [s["name"], f"{'ok' if s['ok'] else 'FAIL'}: {s['detail']}"]
+        for s in proof["steps"]
+    ]
+    return (
+        f"{proof['ref']} ({str(proof['commit'])[:12]}) over the installed"
+        f" executorch {env['executorch']}, torch {env['torch']}\n"
+        + text_table(["step", "result"], rows)
+    )
