@@ -34,9 +34,4 @@ def with_earlier_fix(texts: Dict[str, str]) -> Dict[str, str]:
     """``texts`` with pass_base's ``call`` replaced by this project's 0.1.0 fix."""
     span = method_span(texts[PASS_BASE], "_ExportPassBase", "call")
     assert span is not None
-    earlier = (
-        "".join(span.lines[: span.start - 1])
-        + EARLIER_CALL.read_text()
-        + "".join(span.lines[span.end :])
-    )
-    return {**texts, PASS_BASE: earlier}
+    return {**texts, PASS_BASE: span.replaced_by(EARLIER_CALL.read_text())}

@@ -27,6 +27,14 @@ class Span:
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
+    def replaced_by(self, text: str) -> str:
+        """The whole source, with these lines replaced by ``text``."""
+        return (
+            "".join(self.lines[: self.start - 1])
+            + text
+            + "".join(self.lines[self.end :])
+        )
+
 
 def _class_node(tree: ast.Module, class_name: str) -> Optional[ast.ClassDef]:
     for node in tree.body:

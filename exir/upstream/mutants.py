@@ -42,11 +42,7 @@ def project_suites() -> Optional[List[Path]]:
 def with_call(pass_base: str, call_text: str) -> str:
     span = method_span(pass_base, PATCHED_CLASS, PATCHED_METHOD)
     assert span is not None, "the installed pass_base.py has no _ExportPassBase.call"
-    return (
-        "".join(span.lines[: span.start - 1])
-        + call_text
-        + "".join(span.lines[span.end :])
-    )
+    return span.replaced_by(call_text)
 
 
 def run_variant(

@@ -78,8 +78,7 @@ def splice_pass_base(upstream: str, where: str) -> str:
             " perhaps by fixing #22309 another way (see #22310, #22891)."
             " Refusing to patch a diverged tree"
         )
-    lines = span.lines
-    return "".join(lines[: span.start - 1]) + fixed + "".join(lines[span.end :])
+    return span.replaced_by(fixed)
 
 
 def splice_test(upstream: str, where: str) -> str:
