@@ -12,6 +12,7 @@ from ..shared.fix_source import PASS_BASE, TEST_PASS_INFRA
 from .buck_deps import BUILD_FILES
 from .mail_patch import patch_digest
 from .patch import make_patch, PatchRefused, planned_changes
+from .trees import write_files
 
 PROVE_AUTHOR = "prove <prove@invalid>"
 GIT_IDENTITY = ["-c", "user.name=prove", "-c", "user.email=prove@invalid"]
@@ -80,13 +81,6 @@ def root_configs(git_dir: Path, commit: str) -> Dict[str, str]:
     return found
 
 
-def _write(root: Path, files: Dict[str, str]) -> Path:
-    for relative, text in files.items():
-        (root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (root / relative).write_text(text, encoding="utf-8")
-    return root
-
-
 def applied_with_git_am(
     work: Path, files: Dict[str, str]
 ) -> Tuple[Dict[str, str], str]:
@@ -97,7 +91,7 @@ def applied_with_git_am(
         for path, text in files.items()
         if path in (PASS_BASE, TEST_PASS_INFRA) or Path(path).name in BUILD_FILES
     }
-    repo = _write(work / "am", kept)
+    repo = write_files(work / "am", kept)
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "ref"]):
         subprocess.run(["git", *GIT_IDENTITY, *args], cwd=repo, check=True)
     try:

@@ -45,18 +45,26 @@ def with_call(pass_base: str, call_text: str) -> str:
     return span.replaced_by(call_text)
 
 
-def run_variant(
-    variant: Variant, work: Path, suites: Optional[List[Path]]
-) -> Dict[str, object]:
+def installed_texts() -> Dict[str, str]:
+    """The installed ``pass_base.py``, and ``test_pass_infra.py`` with this
+    project's tests: what every variant's tree starts from."""
     package = executorch_dir()
+    test = (package / TEST_PASS_INFRA).read_text()
+    return {
+        PASS_BASE: (package / PASS_BASE).read_text(),
+        TEST_PASS_INFRA: splice_test(test, TEST_PASS_INFRA),
+    }
+
+
+def run_variant(
+    variant: Variant,
+    work: Path,
+    suites: Optional[List[Path]],
+    texts: Dict[str, str],
+) -> Dict[str, object]:
     tree = linked_tree(
         work / variant.name.replace(" ", "-").replace("'", ""),
-        {
-            PASS_BASE: with_call((package / PASS_BASE).read_text(), variant.text),
-            TEST_PASS_INFRA: splice_test(
-                (package / TEST_PASS_INFRA).read_text(), TEST_PASS_INFRA
-            ),
-        },
+        {**texts, PASS_BASE: with_call(texts[PASS_BASE], variant.text)},
     )
     run = run_pytest(tree, [TEST_PASS_INFRA, *map(str, suites or [])])
     upstream = sorted(
@@ -85,10 +93,11 @@ def verdict(row: Dict[str, object]) -> str:
 
 def mutants(say: Callable[[str], None]) -> Dict[str, object]:
     suites = project_suites()
+    texts = installed_texts()
     with tempfile.TemporaryDirectory(prefix="exportpass-mutants-") as work:
 
         def one(variant: Variant) -> Dict[str, object]:
-            row = run_variant(variant, Path(work), suites)
+            row = run_variant(variant, Path(work), suites, texts)
             say(f"[{variant.name}] {verdict(row)}")
             return row
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 from ..shared.fix_source import PASS_BASE, TEST_PASS_INFRA
-from ..shared.installed import environ_without_hook
+from ..shared.installed import environ_without_hook, installed_version
 from ..shared.report import text_table
 
 from .checkout import (
@@ -70,7 +70,7 @@ def environment() -> Dict[str, str]:
     return {
         "python": platform.python_version(),
         "torch": metadata.version("torch"),
-        "executorch": metadata.version("executorch"),
+        "executorch": installed_version(),
     }
 
 

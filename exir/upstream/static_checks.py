@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from ..shared.installed import environ_without_hook
+from .trees import write_files
 
 FILES = ["executorch/exir/pass_base.py", "executorch/exir/tests/test_pass_infra.py"]
 _MYPY_ERROR = re.compile(r"^(?P<path>[^:\n]+):\d+:(?:\d+:)? error: (?P<what>.*)$")
@@ -93,10 +94,7 @@ def static_checks_step(
     missing = [c for c in (".flake8", ".mypy.ini") if c not in configs]
     if missing:
         return False, f"the ref has no {', '.join(missing)}", {}
-    lint_root = work / "lint"
-    for relative, text in {**configs, **patched}.items():
-        (lint_root / relative).parent.mkdir(parents=True, exist_ok=True)
-        (lint_root / relative).write_text(text, encoding="utf-8")
+    lint_root = write_files(work / "lint", {**configs, **patched})
     try:
         python_files = [p for p in patched if p.endswith(".py")]
         complaints = lint(lint_root, python_files, lint_root / ".flake8")

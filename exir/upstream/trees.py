@@ -25,6 +25,14 @@ def executorch_dir() -> Path:
     return path
 
 
+def write_files(root: Path, files: Dict[str, str]) -> Path:
+    """Write ``files`` (relative path -> text) under ``root``; return ``root``."""
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text, encoding="utf-8")
+    return root
+
+
 def _link_dir(
     source: Path, dest: Path, replaced: Dict[Path, str], above: Set[Path]
 ) -> None:

@@ -17,7 +17,7 @@ from exportpass_fix.upstream.import_merge import import_block
 from exportpass_fix.upstream.patch import make_patch
 from exportpass_fix.upstream.pr_description import commit_message, LABEL, SUBJECT
 from exportpass_fix.upstream.prove import FAIL_UNFIXED
-from exportpass_fix.upstream.static_checks import new_mypy_errors
+from exportpass_fix.upstream.static_checks import lint, new_mypy_errors
 from trees import executorch_dir, linked_tree, run_pytest
 
 REGRESSION_TEST = f"{TEST_CLASS}::test_constant_only_inputs_keep_the_graph_fake_mode"
@@ -228,15 +228,7 @@ def test_regression_test_fails_on_a_tree_without_the_fix(unfixed_tree: Path) -> 
 
 
 def _lint(paths: list, cwd: Path) -> None:
-    for command in (
-        ["black", "--check", "--diff", *paths],
-        ["usort", "check", *paths],
-        ["flake8", "--config", str(REPO / ".flake8"), *paths],
-    ):
-        done = subprocess.run(
-            [sys.executable, "-m", *command], cwd=cwd, capture_output=True, text=True
-        )
-        assert done.returncode == 0, f"{command[0]}:\n{done.stdout}{done.stderr}"
+    assert lint(cwd, paths, REPO / ".flake8") == {}
 
 
 def test_patched_files_pass_upstream_linters(tmp_path: Path, patched: dict) -> None:
