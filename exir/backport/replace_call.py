@@ -1,11 +1,15 @@
 """The backport: install the fixed ``_ExportPassBase.call`` on a running
-ExecuTorch 1.4.x / 1.5.x.
+ExecuTorch, 1.0.0 to 1.5.1.
 
-The method is compiled from this package's ``pass_base.py`` (the same lines
-the patch maker splices upstream) in the namespace of the installed
+Only a ``call`` whose source fingerprint is a known unfixed version is
+replaced, by that very text with the fix's change made
+(``fix_source.spliced_fix``): on 1.1.0 and later that is exactly the method
+in this package's ``pass_base.py``, the lines the patch maker splices
+upstream; on 1.0.x it is 1.0.x's own ``call`` with the same change, so
+#16222 (1.1.0's change for graphs without any FakeTensor) is not pulled in.
+The method is compiled in the namespace of the installed
 ``executorch.exir.pass_base``, so its names resolve exactly as they would in
-the patched file. Only a ``call`` whose source fingerprint is a known unfixed
-version is replaced. Importing this module imports neither torch nor
+the patched file. Importing this module imports neither torch nor
 executorch.
 """
 
@@ -15,9 +19,16 @@ import logging
 import types
 from typing import Callable, Iterator, Optional
 
-from ..shared.fix_source import FIX_FILE, fixed_call_span, PATCHED_CLASS, PATCHED_METHOD
+from ..shared.fix_source import (
+    FIX_FILE,
+    fixed_call_span,
+    PATCHED_CLASS,
+    PATCHED_METHOD,
+    spliced_fix,
+)
 from ..shared.installed import installed_version
-from ..shared.known_calls import EARLIER_FIX_SHA256, UNFIXED_CALL_SHA256
+from ..shared.known_calls import EARLIER_FIX_SHA256, KNOWN_RANGE, UNFIXED_CALL_SHA256
+from ..shared.method_code import compiled_method
 from ..shared.source_spans import Span
 
 logger: logging.Logger = logging.getLogger("exportpass_fix")
@@ -53,19 +64,23 @@ def _live_call_span(pass_base: types.ModuleType) -> Span:
 def fixed_call(
     pass_base: types.ModuleType, span: Optional[Span] = None
 ) -> Callable[..., object]:
-    """The fix, compiled at its own line numbers in ``pass_base``'s namespace.
-
-    ``span`` is ``fixed_call_span()``, read again when not given.
-    """
+    """The fix of this package's ``pass_base.py``, compiled at its own line
+    numbers in ``pass_base``'s namespace (``span``: ``fixed_call_span()``,
+    read again when not given)."""
     span = span or fixed_call_span()
-    # Blank lines up to the method keep tracebacks and inspect pointing at
-    # the right lines of FIX_FILE.
-    padded = "\n" * (span.start - 2) + f"class {PATCHED_CLASS}:\n" + span.text
-    namespace: dict = {}
-    exec(compile(padded, str(FIX_FILE), "exec"), vars(pass_base), namespace)
-    call = namespace[PATCHED_CLASS].__dict__[PATCHED_METHOD]
-    call.__qualname__ = f"{PATCHED_CLASS}.{PATCHED_METHOD}"
-    return call
+    return compiled_method(
+        pass_base, PATCHED_CLASS, span.text, str(FIX_FILE), span.start
+    )
+
+
+def _fixed_for(pass_base: types.ModuleType, unfixed: Span, fix: Span) -> Callable:
+    """The installed, known unfixed ``call`` with the fix's change made."""
+    text = spliced_fix(unfixed.text)
+    assert text is not None, "a known unfixed call has the lines the fix changes"
+    if text == fix.text:
+        return fixed_call(pass_base, fix)
+    where = f"<the #22309 fix in executorch {installed_version()}'s call>"
+    return compiled_method(pass_base, PATCHED_CLASS, text, where)
 
 
 def _behaves_fixed() -> bool:
@@ -108,9 +123,9 @@ def apply_to(pass_base: types.ModuleType) -> str:
         raise BackportRefused(
             f"executorch {installed_version()}: {PATCHED_CLASS}.{PATCHED_METHOD}"
             f" (sha256 {span.sha256[:12]}) is not a version the backport knows"
-            " (1.3.1 to 1.5.1); nothing was changed"
+            f" ({KNOWN_RANGE}); nothing was changed"
         )
-    fixed = fixed_call(pass_base, fix_span)
+    fixed = _fixed_for(pass_base, span, fix_span)
     _State.original, _State.installed = current, fixed
     cls.call = fixed
     logger.info("exportpass_fix applied to executorch %s", installed_version())

@@ -6,6 +6,7 @@ backport compiles the same method; both read them through this module.
 """
 
 from pathlib import Path
+from typing import List, Optional, Tuple
 
 from .source_spans import class_span, method_span, Span
 
@@ -38,3 +39,47 @@ def regression_test_source() -> str:
     source = TEST_FILE.read_text(encoding="utf-8")
     assert class_span(source, TEST_CLASS) is not None, f"{TEST_FILE} lost {TEST_CLASS}"
     return source
+
+
+# The fix as a change to any known unfixed ``call``: the lines it adds after
+# ``inputs = ...`` (up to the scan), and the scan over ``vals``. ExecuTorch
+# 1.0.x has another ``call`` (before #16222) in which both anchors read the
+# same; spliced into 1.1's text, the result is exactly ``fixed_call_text()``.
+INPUTS_LINE = "inputs = self.inputs(graph_module)"
+SCAN_START = "fake_tensor_mode = None"
+UNFIXED_SCAN = "for i in inputs:"
+
+
+def _index(lines: List[str], text: str, start: int = 0) -> Optional[int]:
+    for index in range(start, len(lines)):
+        if lines[index].strip() == text:
+            return index
+    return None
+
+
+def _anchors(lines: List[str]) -> Optional[Tuple[int, int]]:
+    """Where ``inputs = ...`` and ``fake_tensor_mode = None`` stand."""
+    inputs = _index(lines, INPUTS_LINE)
+    scan = None if inputs is None else _index(lines, SCAN_START, inputs)
+    return None if inputs is None or scan is None else (inputs, scan)
+
+
+def spliced_fix(unfixed: str) -> Optional[str]:
+    """``unfixed`` (an unfixed ``call``'s text) with the fix's change made,
+    or None when its lines are not where the change goes."""
+    fixed = fixed_call_text().splitlines(keepends=True)
+    old = unfixed.splitlines(keepends=True)
+    fixed_at, old_at = _anchors(fixed), _anchors(old)
+    if fixed_at is None or old_at is None:
+        return None
+    (fixed_inputs, fixed_scan), (old_inputs, old_scan) = fixed_at, old_at
+    gap = old[old_inputs + 1 : old_scan]
+    scan_line = old[old_scan + 1] if old_scan + 1 < len(old) else ""
+    if any(line.strip() for line in gap) or scan_line.strip() != UNFIXED_SCAN:
+        return None
+    new = (
+        old[: old_inputs + 1]
+        + fixed[fixed_inputs + 1 : fixed_scan + 2]
+        + old[old_scan + 2 :]
+    )
+    return "".join(new)

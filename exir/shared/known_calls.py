@@ -14,11 +14,16 @@ is refused rather than patched blind.
 from typing import Dict
 
 UNFIXED_CALL_SHA256: Dict[str, str] = {
+    "5a1cf508fac4ec4ff849058e84e017c30b715a8eae5716ceb042e40cee2bbeff": (
+        "ExecuTorch v1.0.0, v1.0.1 (before #16222)"
+    ),
     "689e39bb23b9834cd8d0862b213ef51001a668aea6bf53c7398d4ff45c70ab0c": (
-        "ExecuTorch v1.3.1, v1.4.0, v1.4.1 (release/1.4), v1.5.1 and main"
-        " as of 2026-08-22"
+        "ExecuTorch v1.1.0, v1.2.0, v1.3.1, v1.4.0, v1.4.1 (release/1.4),"
+        " v1.5.0, v1.5.1 and main as of 2026-08-22"
     ),
 }
+# The releases whose ``call`` the table above was checked on, in words.
+KNOWN_RANGE = "ExecuTorch 1.0.0 to 1.5.1"
 
 EARLIER_FIX_SHA256: Dict[str, str] = {
     "457709f96ee3a6b99e58e52aab15ae2ce6ca29e4035de11592fbcab0f05255f2": (

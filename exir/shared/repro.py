@@ -17,8 +17,9 @@ def constant_fake(
 ) -> FakeTensor:
     """A FakeTensor carrying its real value, as constant propagation makes."""
     real = value if isinstance(value, torch.Tensor) else torch.tensor(value)
-    with mode:
-        meta = torch.empty(real.shape, dtype=real.dtype, device="meta")
+    # The issue makes the meta tensor inside ``mode``; torch 2.9 fakes it
+    # there already and refuses to wrap it again, so it is made outside.
+    meta = torch.empty(real.shape, dtype=real.dtype, device="meta")
     return FakeTensor(mode, meta, torch.device("cpu"), constant=real)
 
 
