@@ -1,14 +1,21 @@
-"""``python -m exportpass_fix mutants``: which tests kill which variant of
-``_ExportPassBase.call`` (``variants``).
+"""``python -m exportpass_fix mutants``: which variants of
+``_ExportPassBase.call`` (``variants``) are wrong, and which tests kill them.
 
-Each variant is spliced into ``exir/pass_base.py`` of a linked tree of the
-installed ExecuTorch (as ``prove`` installs the fix), next to upstream's
-``test_pass_infra.py`` with this project's class appended; one pytest
-process per variant then runs that whole file and, from this project's
-checkout, the edge-case and property suites. Two variants run at a time.
+A variant is wrong only with a witness: a graph of ``witnesses`` on which
+this project's fix shows ``one mode`` and the variant shows a failure. The
+witnesses run under every variant, and under the unfixed ``call``, in one
+process (``witness_run``). Then each variant is spliced into
+``exir/pass_base.py`` of a linked tree of the installed ExecuTorch (as
+``prove`` installs the fix), next to upstream's ``test_pass_infra.py`` with
+this project's tests appended, and one pytest process per variant runs that
+file and, from this project's checkout, the edge-case and property suites;
+two variants at a time. Every wrong variant must fail ``test_pass_infra.py``
+and every other must pass it; the project's suites, which pin this
+project's own choices, are shown but decide nothing.
 """
 
 import json
+import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -22,14 +29,16 @@ from ..shared.fix_source import (
     PATCHED_METHOD,
     TEST_PASS_INFRA,
 )
-from ..shared.installed import installed_version
-from ..shared.report import text_table
+from ..shared.installed import environ_without_hook, installed_version
 from ..shared.source_spans import method_span
 from .patch import splice_test
 from .trees import executorch_dir, linked_tree, run_pytest
 from .variants import Variant, VARIANTS
+from .witness_run import UNFIXED
 
 PROJECT_SUITES = ["backport/test_edge_cases.py", "backport/test_properties.py"]
+OURS = VARIANTS[0].name
+OK = "one mode"  # what witnesses.OK says; that module imports torch
 
 
 def project_suites() -> Optional[List[Path]]:
@@ -56,14 +65,56 @@ def installed_texts() -> Dict[str, str]:
     }
 
 
+def observe_witnesses() -> Dict[str, Dict[str, str]]:
+    """What each witness shows under each variant and unfixed."""
+    done = subprocess.run(
+        [sys.executable, "-m", f"{__package__}.witness_run"],
+        input=json.dumps({variant.name: variant.text for variant in VARIANTS}),
+        capture_output=True,
+        text=True,
+        env=environ_without_hook(),
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the witnesses did not run: {done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def witness_of(name: str, seen: Dict[str, Dict[str, str]]) -> Optional[Dict]:
+    """The first witness that shows ``name`` failing where the fix is ok."""
+    for witness, fix in seen[OURS].items():
+        if fix == OK and seen[name][witness] != OK:
+            return {
+                "name": witness,
+                "variant": seen[name][witness],
+                "unfixed": seen[UNFIXED][witness],
+                "fix": fix,
+            }
+    return None
+
+
+def verdict(row: Dict[str, object]) -> str:
+    upstream, project = row["killed_by_upstream_class"], row["killed_by_project"]
+    if upstream is None:
+        return "PROBLEM: test_pass_infra.py did not run"
+    if row["witness"] is not None:
+        return "ok: killed" if upstream else "PROBLEM: survives test_pass_infra.py"
+    if upstream:
+        return "PROBLEM: rejected without a witness"
+    if row["name"] == OURS and project:
+        return "PROBLEM: this project's fix fails its own suites"
+    return "ok: accepted"
+
+
 def run_variant(
+    index: int,
     variant: Variant,
     work: Path,
     suites: Optional[List[Path]],
     texts: Dict[str, str],
 ) -> Dict[str, object]:
+    # Named by index: a variant's name may hold any character.
     tree = linked_tree(
-        work / variant.name.replace(" ", "-").replace("'", ""),
+        work / f"variant-{index:02d}",
         {**texts, PASS_BASE: with_call(texts[PASS_BASE], variant.text)},
     )
     run = run_pytest(tree, [TEST_PASS_INFRA, *map(str, suites or [])])
@@ -73,90 +124,47 @@ def run_variant(
     project = sorted(t for t in run.failed if "test_pass_infra" not in t)
     ran_upstream = any("test_pass_infra" in t for t in run.passed | run.failed)
     return {
-        "name": variant.name,
-        "correct": variant.correct,
-        "reason": variant.reason,
         "killed_by_upstream_class": upstream if ran_upstream else None,
         "killed_by_project": project if suites else None,
         "passed": len(run.passed),
     }
 
 
-def verdict(row: Dict[str, object]) -> str:
-    upstream, project = row["killed_by_upstream_class"], row["killed_by_project"]
-    if upstream is None:
-        return "PROBLEM: test_pass_infra.py did not run"
-    if row["correct"]:
-        return "ok: accepted" if not upstream and not project else "PROBLEM: rejected"
-    return "ok: killed" if upstream else "PROBLEM: survives test_pass_infra.py"
-
-
 def mutants(say: Callable[[str], None]) -> Dict[str, object]:
     suites = project_suites()
     texts = installed_texts()
+    say("the witnesses under every variant, in one process ...")
+    seen = observe_witnesses()
+    broken = [w for w, shown in seen[OURS].items() if shown != OK]
     with tempfile.TemporaryDirectory(prefix="exportpass-mutants-") as work:
 
-        def one(variant: Variant) -> Dict[str, object]:
-            row = run_variant(variant, Path(work), suites, texts)
-            say(f"[{variant.name}] {verdict(row)}")
+        def one(indexed: tuple) -> Dict[str, object]:
+            index, variant = indexed
+            row: Dict[str, object] = {
+                "name": variant.name,
+                "reason": variant.reason,
+                "witness": witness_of(variant.name, seen),
+            }
+            row["wrong"] = row["witness"] is not None
+            row.update(run_variant(index, variant, Path(work), suites, texts))
+            row["verdict"] = verdict(row)
+            say(f"[{variant.name}] {row['verdict']}")
             return row
 
         with ThreadPoolExecutor(max_workers=2) as pool:
-            rows = list(pool.map(one, VARIANTS))
+            rows = list(pool.map(one, enumerate(VARIANTS)))
     return {
         "executorch": installed_version(),
         "project_suites": [str(s) for s in suites] if suites else None,
+        "witnesses_failing_the_fix": broken,
+        "witnesses": seen,
         "variants": rows,
     }
 
 
-def _names(tests: object) -> str:
-    """How many tests, and the first by name (``--json`` has them all)."""
-    if tests is None:
-        return "(not run)"
-    names = [str(t).rsplit("::", 1)[-1] for t in tests]  # type: ignore[attr-defined]
-    if not names:
-        return "-"
-    more = f", +{len(names) - 1}" if len(names) > 1 else ""
-    return f"{len(names)}: {names[0]}{more}"
-
-
-def render(table: Dict[str, object]) -> str:
-    rows = table["variants"]
-    assert isinstance(rows, list)
-    wrong = [r for r in rows if not r["correct"]]
-    right = [r for r in rows if r["correct"]]
-    header = [
-        "variant",
-        "right",
-        "killed by test_pass_infra.py",
-        "killed by the project's suites",
-        "verdict",
-    ]  # noqa: B950
-    lines = [
-        f"ExecuTorch {table['executorch']}",
-        text_table(
-            header,
-            [
-                [
-                    r["name"],
-                    "yes" if r["correct"] else "no",
-                    _names(r["killed_by_upstream_class"]),
-                    _names(r["killed_by_project"]),
-                    verdict(r),
-                ]
-                for r in rows
-            ],
-        ),
-        f"wrong variants killed by test_pass_infra.py:"
-        f" {sum(bool(r['killed_by_upstream_class']) for r in wrong)} of {len(wrong)};"
-        f" right variants passing everything:"
-        f" {sum(verdict(r) == 'ok: accepted' for r in right)} of {len(right)}",
-    ]
-    return "\n".join(lines)
-
-
 def run_mutants(as_json: bool) -> int:
+    from .mutants_report import render
+
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
@@ -164,4 +172,5 @@ def run_mutants(as_json: bool) -> int:
     rows = table["variants"]
     assert isinstance(rows, list)
     print(json.dumps(table) if as_json else render(table))
-    return 0 if all(verdict(r).startswith("ok") for r in rows) else 1
+    ok = all(str(r["verdict"]).startswith("ok") for r in rows)
+    return 0 if ok and not table["witnesses_failing_the_fix"] else 1

@@ -1,6 +1,8 @@
-"""Plausible rewrites of ``_ExportPassBase.call`` for #22309, right and
-wrong, each with the reason someone might write it. The tests must accept
-every right one and kill every wrong one (``mutants``).
+"""Plausible rewrites of ``_ExportPassBase.call`` for #22309, each with the
+reason someone might write it. None is marked right or wrong here: a
+variant is wrong only where a witness (``witnesses``) shows a user a
+failure under it, and the tests must then kill it; any other variant is
+acceptable and the tests must pass on it (``mutants``).
 
 Each variant is upstream's ``call`` with its mode-finding part (``FIND``)
 and the branch for a found mode (``FOUND``) replaced; this project's own
@@ -16,7 +18,6 @@ from ..shared.fix_source import fixed_call_text
 @dataclass(frozen=True)
 class Variant:
     name: str
-    correct: bool
     reason: str
     text: str
 
@@ -69,25 +70,28 @@ def _call(find: str, found: str = UPSTREAM_FOUND, prologue: str = "") -> str:
 
 
 _FALLBACK = UPSTREAM_FIND + "        if fake_tensor_mode is None:\n"
+_ALL_REAL = (
+    "        if all(\n"
+    "            isinstance(i, torch.Tensor) and not isinstance(i, FakeTensor)\n"
+    "            for i in inputs\n"
+    "        ):\n"
+)
 _ONLY_IF_NONE = "        if not any(isinstance(i, FakeTensor) for i in inputs):\n"
 
 VARIANTS: List[Variant] = [
     Variant(
         "this project's",
-        True,
         "the placeholders' vals stand in for inputs() when it shows no FakeTensor",
         fixed_call_text(),
     ),
     Variant(
         "fallback scan of placeholders",
-        True,
         "the shape #22310's description gives: scan the placeholders only when"
         " the inputs found no mode",
         _call(_FALLBACK + _scan(PLACEHOLDER_VALS, " " * 12)),
     ),
     Variant(
         "fallback scan with find_nodes",
-        True,
         "the same with the graph's own placeholder index",
         _call(
             _FALLBACK
@@ -99,13 +103,11 @@ VARIANTS: List[Variant] = [
     ),
     Variant(
         "detect_fake_mode of the inputs",
-        False,
         "torch's idiomatic way to find a mode",
         _call("        fake_tensor_mode = torch._guards.detect_fake_mode(inputs)\n"),
     ),
     Variant(
         "detect_fake_mode of the placeholder vals",
-        False,
         "the idiomatic API over the values that still are fake",
         _call(
             f"        fake_tensor_mode = torch._guards.detect_fake_mode({PLACEHOLDER_VALS})\n"
@@ -113,7 +115,6 @@ VARIANTS: List[Variant] = [
     ),
     Variant(
         "placeholders' mode without the python dispatcher",
-        False,
         "the smallest diff: find the mode, keep the fallback's nullcontext()",
         _call(
             _FALLBACK + _scan(PLACEHOLDER_VALS, " " * 12),
@@ -127,7 +128,6 @@ VARIANTS: List[Variant] = [
     ),
     Variant(
         "placeholders' mode, allow_non_fake_inputs untouched",
-        False,
         "do not mutate the caller's mode object",
         _call(
             _FALLBACK + _scan(PLACEHOLDER_VALS, " " * 12),
@@ -138,13 +138,11 @@ VARIANTS: List[Variant] = [
     ),
     Variant(
         "first placeholder only",
-        False,
         "every placeholder of a graph shares one mode anyway",
         _call(_FALLBACK + _scan(f"{PLACEHOLDER_VALS}[:1]", " " * 12)),
     ),
     Variant(
         "every node's val",
-        False,
         "the graph's mode is the mode of any val in it, outputs included",
         _call(
             _FALLBACK
@@ -156,13 +154,11 @@ VARIANTS: List[Variant] = [
     ),
     Variant(
         "placeholders always",
-        False,
         "simpler: always take the placeholders' vals, never inputs()",
         _call("        fake_tensor_mode = None\n" + _scan(PLACEHOLDER_VALS)),
     ),
     Variant(
         "inputs() not unwrapping constants",
-        False,
         "fix the cause: retrace on the placeholders' FakeTensors, not their"
         " .constant tensors",
         _call(
@@ -172,7 +168,6 @@ VARIANTS: List[Variant] = [
     ),
     Variant(
         "fresh mode, constants re-faked",
-        False,
         "one mode for the whole graph: a new one, the constants moved into it",
         _call(
             UPSTREAM_FIND + "        if fake_tensor_mode is None:\n"
@@ -185,12 +180,16 @@ VARIANTS: List[Variant] = [
     ),
     Variant(
         "no consistency assertion",
-        False,
         "constants of two modes cannot happen; take the last one seen",
         _call(
             _FALLBACK + f"            for v in {PLACEHOLDER_VALS}:\n"
             "                if isinstance(v, FakeTensor):\n"
             "                    fake_tensor_mode = v.fake_mode\n"
         ),
+    ),
+    Variant(
+        "fallback only when every input is a real tensor",
+        "the literal reading of #22309: every input is an unwrapped constant",
+        _call(UPSTREAM_FIND + _ALL_REAL + _scan(PLACEHOLDER_VALS, " " * 12)),
     ),
 ]
