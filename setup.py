@@ -50,6 +50,7 @@ setup(
     ],
     package_data={
         "exportpass_fix": ["tests/*.py"],
+        "exportpass_fix.shared": ["*.json"],
         "exportpass_fix.upstream": ["*.md"],
     },
     cmdclass={"build_py": BuildPyWithPth, "editable_wheel": EditableWheelWithPth},

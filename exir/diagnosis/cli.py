@@ -1,9 +1,19 @@
-"""The diagnosis job's commands: ``check``, ``matrix``, ``partitioners``."""
+"""The diagnosis job's commands: ``check``, ``matrix``, ``releases``,
+``partitioners``."""
 
 import argparse
 import sys
 
 from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, refuse
+
+TITLE = "Is #22309 what blocks my export?"
+DOCS = "docs/check.md"
+COMMANDS = {
+    "check": "is #22309 what blocks this model on these partitioners?",
+    "matrix": "every project model x every usable partitioner, both ways",
+    "releases": "which ExecuTorch/torch releases it bites; is each fixed?",
+    "partitioners": "each partitioner name, and whether it can be built here",
+}
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -57,13 +67,31 @@ def _partitioners(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _releases(args: argparse.Namespace) -> int:
+    from .releases import PAIRS, run_releases
+
+    known = list(dict.fromkeys(executorch for executorch, _ in PAIRS))
+    pairs = []
+    for given in args.release:
+        executorch, _, torch = given.partition("=")
+        if executorch not in known:
+            return refuse(
+                "releases",
+                f"unknown ExecuTorch release {executorch!r}; known: {', '.join(known)}",
+            )
+        if torch and not all(part.isdigit() for part in torch.split(".")):
+            return refuse("releases", f"{torch!r} is not a torch version")
+        if torch:
+            pairs.append((executorch, torch))
+        else:
+            pairs += [pair for pair in PAIRS if pair[0] == executorch]
+    return run_releases(pairs or PAIRS, args.json)
+
+
 def add_commands(
     commands: "argparse._SubParsersAction[argparse.ArgumentParser]",
 ) -> None:
-    check = commands.add_parser(
-        "check",
-        help="run the issue's repro and reduced model unpatched and with the fix",
-    )
+    check = commands.add_parser("check", description=COMMANDS["check"])
     check.add_argument(
         "--model",
         metavar="SPEC",
@@ -83,10 +111,7 @@ def add_commands(
     check.add_argument("--json", action="store_true", help="one JSON object on stdout")
     check.set_defaults(run=_check)
 
-    matrix = commands.add_parser(
-        "matrix",
-        help="every model x every usable partitioner, unpatched vs backport",
-    )
+    matrix = commands.add_parser("matrix", description=COMMANDS["matrix"])
     matrix.add_argument("--partitioner", action="append", default=[], metavar="NAME")
     matrix.add_argument("--model", action="append", default=[], metavar="NAME")
     output = matrix.add_mutually_exclusive_group()
@@ -94,8 +119,19 @@ def add_commands(
     output.add_argument("--markdown", action="store_true")
     matrix.set_defaults(run=_matrix)
 
+    releases = commands.add_parser("releases", description=COMMANDS["releases"])
+    releases.add_argument(
+        "--release",
+        action="append",
+        default=[],
+        metavar="EXECUTORCH[=TORCH]",
+        help="repeatable (default: every pair of the table, 1.0.0 to 1.5.1)",
+    )
+    releases.add_argument("--json", action="store_true", help="one JSON object")
+    releases.set_defaults(run=_releases)
+
     partitioners = commands.add_parser(
-        "partitioners", help="each partitioner name, and whether it is usable here"
+        "partitioners", description=COMMANDS["partitioners"]
     )
     partitioners.add_argument("--json", action="store_true")
     partitioners.set_defaults(run=_partitioners)

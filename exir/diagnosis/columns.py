@@ -38,11 +38,17 @@ def _progress(column: str, record: Dict) -> str:
     return f"[{column}] {where}{record['step']}: {mark}, {record['detail']}"
 
 
-def _run(column: Column, job: Dict, say: Callable[[str], None]) -> None:
+def _run(
+    column: Column,
+    job: Dict,
+    say: Callable[[str], None],
+    python: str,
+    env_extra: Dict[str, str],
+) -> None:
     # The start-up hook would fix the "unpatched" column behind our back.
-    env = environ_without_hook()
+    env = {**environ_without_hook(), **env_extra}
     env["PYTHONHASHSEED"] = HASH_SEED
-    command = [sys.executable, "-m", "exportpass_fix.diagnosis.worker", column.name]
+    command = [python, "-m", "exportpass_fix.diagnosis.worker", column.name]
     # stderr goes to a file: torch and the partitioners log plenty there, and
     # a full stderr pipe would stall the worker while we read its stdout.
     with tempfile.TemporaryFile("w+") as stderr_file:
@@ -70,8 +76,15 @@ def _run(column: Column, job: Dict, say: Callable[[str], None]) -> None:
         column.stderr_tail = lines[-1] if lines else "no output"
 
 
-def run_columns(job: Dict, say: Callable[[str], None]) -> Dict[str, Column]:
-    """Both columns of ``job`` at once; ``say`` gets a line per step."""
+def run_columns(
+    job: Dict,
+    say: Callable[[str], None],
+    python: str = sys.executable,
+    env_extra: Optional[Dict[str, str]] = None,
+) -> Dict[str, Column]:
+    """Both columns of ``job`` at once; ``say`` gets a line per step.
+    ``python`` (another environment's interpreter) and ``env_extra`` (its
+    ``PYTHONPATH``) are for ``releases``."""
     columns = {name: Column(name) for name in COLUMNS}
     lock = threading.Lock()
 
@@ -80,7 +93,10 @@ def run_columns(job: Dict, say: Callable[[str], None]) -> Dict[str, Column]:
             say(line)
 
     threads = [
-        threading.Thread(target=_run, args=(columns[name], job, say_whole_line))
+        threading.Thread(
+            target=_run,
+            args=(columns[name], job, say_whole_line, python, env_extra or {}),
+        )
         for name in COLUMNS
     ]
     for thread in threads:

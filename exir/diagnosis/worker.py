@@ -2,7 +2,9 @@
 
 ``python -m exportpass_fix.worker COLUMN JOB_JSON`` (COLUMN ``unpatched`` or
 ``backport``) imports ExecuTorch once, applies the backport in the backport
-column, then for each run of the job: load or export the model, lower it
+column, runs the issue's graph (``repro``) and the test partitioner's
+lowering (``constant_subgraph``) if the job asks, then for each run of the
+job: load or export the model, lower it
 with ``to_edge_transform_and_lower``, ``to_executorch``, and, where the
 pybindings run every delegate, execute the ``.pte`` and compare with eager.
 Each step is one JSON line on stdout; bad input is one line
@@ -58,7 +60,9 @@ def _max_abs_error(buffer: bytes, model: Model) -> Tuple[float, bool, float, flo
 Outcome = Tuple[object, bool, str, Dict[str, object]]
 
 
-def _timed(run: int, name: str, action: Callable[[], Outcome]) -> Optional[object]:
+def _timed(
+    run: Optional[int], name: str, action: Callable[[], Outcome]
+) -> Optional[object]:
     """Run one step, emit its line; the step's value, or None if it failed."""
     started = time.perf_counter()
     try:
@@ -123,6 +127,13 @@ def _run(buffer: bytes, model: Model, names: List[str]) -> Outcome:
     error, close, rtol, atol = _max_abs_error(buffer, model)
     detail = f"max abs error {error:.2e} (rtol={rtol:g}, atol={atol:g})"
     return None, close, detail, {"ran": True, "max_abs_error": error}
+
+
+def _constant_subgraph() -> Outcome:
+    from .constant_subgraph import lower_constant_subgraph
+
+    count = lower_constant_subgraph()
+    return None, count > 0, f"{count} delegate(s)", {"delegates": count}
 
 
 def run_one(run: int, spec: str, names: List[str], tolerance: Dict) -> None:
@@ -191,6 +202,8 @@ def main(column: str, job: Dict) -> None:
             detail=f"{modes} fake mode{'s' if modes != 1 else ''}",
             seconds=round(time.perf_counter() - begun, 2),
         )
+    if job.get("constant_subgraph"):
+        _timed(None, "constant subgraph", _constant_subgraph)
     for index, run in enumerate(job["runs"]):
         run_one(index, run["model"], run["partitioners"], job.get("tolerance", {}))
 
