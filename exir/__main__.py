@@ -1,6 +1,5 @@
-"""``exportpass-fix`` / ``python -m exportpass_fix``: the commands of the
-upstream job (``patch``, ``prove``, ``mutants``, ``cherry-pick``) and of the
-diagnosis (``check``, ``matrix``, ``partitioners``).
+"""``exportpass-fix`` / ``python -m exportpass_fix``: the commands, grouped
+by the three jobs (``--help`` lists them with the docs page of each job).
 
 Exit status: 0 done; 1 something checked did not hold; 2 refused (bad
 input), with one line saying why and nothing written or changed.
@@ -9,11 +8,17 @@ input), with one line saying why and nothing written or changed.
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional
-
+from typing import Dict, List, Optional, Tuple
 
 CONSOLE_SCRIPT = "exportpass-fix"
 DISTRIBUTION = "executorch-exportpass-fix"
+BACKPORT = (
+    "Fix my installed ExecuTorch",
+    "docs/backport.md",
+    {
+        "(no command)": "exportpass_fix.apply(), or EXPORTPASS_FIX=1 python ...",
+    },
+)
 
 
 def _prog() -> str:
@@ -31,15 +36,35 @@ def _version() -> str:
         return "%(prog)s (not installed: no distribution metadata)"
 
 
+def _listing(jobs: List[Tuple[str, str, Dict[str, str]]]) -> str:
+    """The commands by job, a line each, with the job's docs page."""
+    width = max(len(name) for _, _, commands in jobs for name in commands) + 2
+    lines = ["The fix for pytorch/executorch#22309, in three jobs:"]
+    for title, docs, commands in jobs:
+        lines += ["", f"{title}  ({docs})"]
+        lines += [f"  {name.ljust(width)}{line}" for name, line in commands.items()]
+    lines += ["", "Each command's --help gives its options."]
+    return "\n".join(lines)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     from .diagnosis import cli as diagnosis_cli
     from .upstream import cli as upstream_cli
 
-    parser = argparse.ArgumentParser(prog=_prog())
+    jobs = [
+        (diagnosis_cli.TITLE, diagnosis_cli.DOCS, diagnosis_cli.COMMANDS),
+        BACKPORT,
+        (upstream_cli.TITLE, upstream_cli.DOCS, upstream_cli.COMMANDS),
+    ]
+    parser = argparse.ArgumentParser(
+        prog=_prog(),
+        description=_listing(jobs),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=_version())
-    commands = parser.add_subparsers(dest="command", required=True)
-    upstream_cli.add_commands(commands)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     diagnosis_cli.add_commands(commands)
+    upstream_cli.add_commands(commands)
     args = parser.parse_args(argv)
     return args.run(args)
 

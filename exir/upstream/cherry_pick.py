@@ -1,56 +1,46 @@
-"""``python -m exportpass_fix cherry-pick --onto release/1.x``: what the
-release tracker asks for, once the fix has landed on main.
+"""``python -m exportpass_fix cherry-pick --onto release/1.x``: how the
+landed fix reaches a release branch, the way ExecuTorch's bot does it.
 
-ExecuTorch's release process: land on main first, open (do not land) a PR
-against the release branch, and comment on the release's tracker issue with
-both links and the criteria category, in the format the cherry-pick bot
-posts (``.github/scripts/cherry_pick.py``). A change to ``exir`` is a core
-component change: it needs Special Dispensation, with the reason written
-out. The risk statement is the patch's own list of behaviour changes.
+The bot (``.github/scripts/cherry_pick.py``) takes ``@pytorchbot cherry-pick
+--onto BRANCH -c CATEGORY --fixes #N`` on the landed trunk PR, opens the
+release-branch PR itself and posts the tracker comment itself, on the open
+tracker labelled "release tracker": nothing of that is written by hand. Its
+category is read from the committed release table: ``regression`` if an
+earlier release lowers what 1.4.x and 1.5.x abort on, else ``critical``.
+
+release/1.4's tracker (#20552) is closed and 1.4.1 has shipped: a pick
+lands there only if a 1.4.2 is opened (``--tracker``). The bot's pick would
+conflict there (the Buck target lives in ``TARGETS``), so the release/1.4
+PR comes from ``patch --tree``, with the comment the bot would have posted.
 """
 
-import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
-from .pr_description import TEMPLATE
+from ..shared.release_table import bitten_range, cherry_pick_category, load
+
+TO_FILL = "<to be filled by the person who opens it>"
 
 
 @dataclass(frozen=True)
 class ReleaseBranch:
-    tracker: int
-    # Where the pass_infra Buck target lives on the branch.
     build_file: str
+    closed: str = ""  # why nothing lands there unless a tracker is reopened
 
 
 RELEASE_BRANCHES: Dict[str, ReleaseBranch] = {
-    "release/1.4": ReleaseBranch(20552, "exir/tests/TARGETS"),
-    "release/1.5": ReleaseBranch(22188, "exir/tests/targets.bzl"),
+    "release/1.4": ReleaseBranch(
+        "exir/tests/TARGETS",
+        "its tracker #20552 is closed and 1.4.1 has shipped: a pick lands only"
+        " if a 1.4.2 is opened",
+    ),
+    "release/1.5": ReleaseBranch("exir/tests/targets.bzl"),
 }
 MAIN_BUILD_FILE = "exir/tests/targets.bzl"
-TO_FILL = "<to be filled by the person who opens it>"
-REASON = (
-    "Special Dispensation (core component: exir). Without it, lowering"
-    " aborts for any model whose partitioner delegates a subgraph whose only"
-    " inputs are lifted constants (a sine position embedding, a RoPE cache,"
-    " an interpolated position table): `to_edge_transform_and_lower` fails"
-    ' with "fake mode ... doesn\'t match mode ..." wrapped as an error of'
-    " FuseBatchNormPass. Measured with VulkanPartitioner and"
-    " WebGPUPartitioner; XNNPACK and the other partitioners tried lower the"
-    " same programs unchanged with the fix. Fixes #22309."
-)
 
 
 class CherryPickRefused(ValueError):
-    """Not a release branch this fix goes to."""
-
-
-def behaviour_changes() -> List[str]:
-    """The bullets of the PR body's "Behaviour changes." paragraph."""
-    body = TEMPLATE.read_text(encoding="utf-8")
-    section = body.split("Behaviour changes.", 1)[1].split("\n\n", 1)[0]
-    bullets = re.split(r"\n- ", section)[1:]
-    return [" ".join(bullet.split()) for bullet in bullets]
+    """Not a release branch this fix goes to, or options that do not fit."""
 
 
 def _link(value: Optional[str]) -> str:
@@ -61,18 +51,23 @@ def _link(value: Optional[str]) -> str:
     return value
 
 
-def request(onto: str, trunk_pr: Optional[str], release_pr: Optional[str]) -> str:
-    branch = RELEASE_BRANCHES.get(onto)
-    if branch is None:
-        known = ", ".join(RELEASE_BRANCHES)
-        raise CherryPickRefused(
-            f"{onto!r} is not a release branch this fix goes to (known: {known})"
-        )
-    risk = "\n".join(f"  - {change}" for change in behaviour_changes())
-    comment = "\n".join(
+def reason(table: Dict[str, object]) -> str:
+    first, last = bitten_range(table)
+    return (
+        f"Why: on ExecuTorch {first} to {last}, lowering aborts (fake mode"
+        " mismatch, blamed on FuseBatchNormPass) for any model whose"
+        " Vulkan/WebGPU partition computes from no input (sine position"
+        " embedding, RoPE cache); the fix changes only graphs whose inputs"
+        " are all lifted constants."
+    )
+
+
+def _tracker_comment(
+    category: str, trunk_pr: Optional[str], release_pr: Optional[str]
+) -> str:
+    """What the bot posts on a tracker, in its own words."""
+    return "\n".join(
         [
-            f"Comment on the release tracker #{branch.tracker}:",
-            "",
             "Link to landed trunk PR (if applicable):",
             f"* {_link(trunk_pr)}",
             "",
@@ -80,28 +75,57 @@ def request(onto: str, trunk_pr: Optional[str], release_pr: Optional[str]) -> st
             f"* {_link(release_pr)}",
             "",
             "Criteria Category:",
-            f"* {REASON}",
-            "",
-            "Risk: only graphs whose inputs() yield no FakeTensor while a"
-            ' placeholder\'s meta["val"] is one behave differently:',
-            risk,
+            f"{category.capitalize()} - #22309",
         ]
     )
+
+
+def request(
+    onto: str,
+    tracker: Optional[int] = None,
+    trunk_pr: Optional[str] = None,
+    release_pr: Optional[str] = None,
+    table: Optional[Dict[str, object]] = None,
+) -> str:
+    branch = RELEASE_BRANCHES.get(onto)
+    if branch is None:
+        known = ", ".join(RELEASE_BRANCHES)
+        raise CherryPickRefused(
+            f"{onto!r} is not a release branch this fix goes to (known: {known})"
+        )
+    if tracker is not None and not branch.closed:
+        raise CherryPickRefused(
+            f"--tracker is for a reopened branch; the bot finds {onto}'s open"
+            " tracker itself"
+        )
+    table = table or load()
+    category = cherry_pick_category(table)
+    if branch.closed and tracker is None:
+        return (
+            f"Nothing to do on {onto}: {branch.closed}. If one is, rerun with"
+            " --tracker N.\n"
+        )
     if branch.build_file == MAIN_BUILD_FILE:
-        how = "\n".join(
+        return "\n".join(
             [
-                "The bot, in a comment on the landed trunk PR:",
-                f"@pytorchbot cherry-pick --onto {onto} -c critical --fixes #22309",
+                "Comment on the landed trunk PR (the bot opens the"
+                f" {onto} PR and posts on the tracker):",
+                "",
+                f"@pytorchbot cherry-pick --onto {onto} -c {category} --fixes #22309",
+                reason(table),
+                "",
             ]
         )
-    else:
-        how = "\n".join(
-            [
-                f"Do not ask the bot: its pick of the main commit conflicts on {onto},"
-                f" which keeps the pass_infra Buck target in {branch.build_file}"
-                f" (main: {MAIN_BUILD_FILE}).",
-                f"Open the release-branch PR from the patch made for {onto}:",
-                f"  python -m exportpass_fix patch --tree <checkout of {onto}>",
-            ]
-        )
-    return comment + "\n\n" + how + "\n"
+    return "\n".join(
+        [
+            f"The bot's pick of the main commit conflicts on {onto}, which keeps"
+            f" the pass_infra Buck target in {branch.build_file} (main:"
+            f" {MAIN_BUILD_FILE}). Open the {onto} PR from the patch made for"
+            " it:",
+            f"  exportpass-fix patch --tree <checkout of {onto}> --proof PROVE.json",
+            f"then post on the tracker #{tracker} what the bot would have:",
+            "",
+            _tracker_comment(category, trunk_pr, release_pr),
+            "",
+        ]
+    )

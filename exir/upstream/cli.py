@@ -7,6 +7,14 @@ from pathlib import Path
 from ..shared.report import EXIT_OK, refuse
 
 DEFAULT_REFS = ["main", "release/1.4"]
+TITLE = "Give me the upstream patch"
+DOCS = "docs/upstream.md"
+COMMANDS = {
+    "patch": "the tests for #22310 (and comment.md), or the standalone PR",
+    "prove": "the patch on an ExecuTorch checkout's refs, measured",
+    "mutants": "which variants of the fix are wrong, and what kills them",
+    "cherry-pick": "the bot command that takes the fix to a release branch",
+}
 
 
 def _patch(args: argparse.Namespace) -> int:
@@ -34,7 +42,7 @@ def _cherry_pick(args: argparse.Namespace) -> int:
     from .cherry_pick import CherryPickRefused, request
 
     try:
-        print(request(args.onto, args.trunk_pr, args.release_pr), end="")
+        print(request(args.onto, args.tracker, args.trunk_pr, args.release_pr), end="")
     except CherryPickRefused as refusal:
         return refuse("cherry-pick", refusal)
     return EXIT_OK
@@ -44,7 +52,13 @@ def add_commands(
     commands: "argparse._SubParsersAction[argparse.ArgumentParser]",
 ) -> None:
     patch = commands.add_parser(
-        "patch", help="write the git-am-ready upstream patch for an ExecuTorch tree"
+        "patch",
+        description="Write a git-am-ready upstream patch. While #22310 is open, offer it the tests: `patch"
+        " --tests-only --for-pr 22310 --tree <checkout of #22310>` writes"
+        " the tests-only commit and comment.md to post on #22310 (after it"
+        " lands, the same command writes a follow-up). Without --tests-only:"
+        " the standalone PR (fix and tests), to open only if #22310 closes"
+        " unmerged; give it --proof for its Test plan.",
     )
     patch.add_argument(
         "--tree",
@@ -71,13 +85,14 @@ def add_commands(
         "--tests-only",
         action="store_true",
         help="only the regression tests, for a tree whose call is already fixed"
-        " (by #22310, #22891 or any correct fix); refused where they would fail",
+        " (#22310's branch, or any correct fix); refused where they would fail",
     )
     patch.add_argument(
-        "--mutants",
-        type=Path,
-        metavar="MUTANTS.json",
-        help="with --tests-only: the kill table of `mutants --json`, in brief",
+        "--for-pr",
+        type=int,
+        metavar="N",
+        help="with --tests-only: the PR the tests are for (22310); also writes"
+        " comment.md for it, and a follow-up body once the tree has it merged",
     )
     patch.add_argument(
         "--proof",
@@ -85,19 +100,9 @@ def add_commands(
         metavar="PROVE.json",
         help="quote the results of `prove --json` for this patch in the Test plan",
     )
-    patch.add_argument(
-        "--evidence",
-        type=Path,
-        metavar="MATRIX.json",
-        help="put the table of `matrix --json` in the Test plan",
-    )
     patch.set_defaults(run=_patch)
 
-    prove = commands.add_parser(
-        "prove",
-        help="prove the patch on refs of an ExecuTorch git checkout: git am,"
-        " the new tests without and with the fix, exir/tests differential",
-    )
+    prove = commands.add_parser("prove", description=COMMANDS["prove"])
     prove.add_argument(
         "--checkout", required=True, help="ExecuTorch work tree or bare mirror"
     )
@@ -109,23 +114,26 @@ def add_commands(
     prove.add_argument("--json", action="store_true", help="one JSON list on stdout")
     prove.set_defaults(run=_prove)
 
-    mutants = commands.add_parser(
-        "mutants",
-        help="which tests kill which right or wrong variant of the fix",
-    )
+    mutants = commands.add_parser("mutants", description=COMMANDS["mutants"])
     mutants.add_argument("--json", action="store_true", help="one JSON object")
     mutants.set_defaults(run=_mutants)
 
     cherry_pick = commands.add_parser(
-        "cherry-pick",
-        help="what the release tracker asks for to take the fix onto a release"
-        " branch, and how to open that branch's PR",
+        "cherry-pick", description=COMMANDS["cherry-pick"]
     )
     cherry_pick.add_argument("--onto", required=True, metavar="release/1.x")
     cherry_pick.add_argument(
-        "--trunk-pr", metavar="URL|NUMBER", help="the landed PR on main"
+        "--tracker",
+        type=int,
+        metavar="N",
+        help="release/1.4 only: the tracker of a reopened 1.4.2",
     )
     cherry_pick.add_argument(
-        "--release-pr", metavar="URL|NUMBER", help="the release-branch PR"
+        "--trunk-pr", metavar="URL|NUMBER", help="with --tracker: the landed PR"
+    )
+    cherry_pick.add_argument(
+        "--release-pr",
+        metavar="URL|NUMBER",
+        help="with --tracker: the release-branch PR",
     )
     cherry_pick.set_defaults(run=_cherry_pick)

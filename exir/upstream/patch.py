@@ -21,6 +21,7 @@ from ..shared.fix_source import (
     PATCHED_CLASS,
     PATCHED_METHOD,
     regression_test_source,
+    spliced_fix,
     TEST_CLASS,
     TEST_PASS_INFRA,
 )
@@ -55,7 +56,8 @@ def read_tree_file(tree: Path, relative: str) -> str:
 
 
 def splice_pass_base(upstream: str, where: str) -> str:
-    """``upstream`` with its ``_ExportPassBase.call`` replaced by the fix."""
+    """``upstream`` with the fix's change made to its ``_ExportPassBase.call``
+    (on 1.1.0 and later: the call replaced by this package's)."""
     span = method_span(upstream, PATCHED_CLASS, PATCHED_METHOD)
     if span is None:
         raise PatchRefused(
@@ -78,7 +80,9 @@ def splice_pass_base(upstream: str, where: str) -> str:
             " perhaps by fixing #22309 another way (see #22310, #22891)."
             " Refusing to patch a diverged tree"
         )
-    return span.replaced_by(fixed)
+    fixed_here = spliced_fix(span.text)
+    assert fixed_here is not None, "a known unfixed call has the lines the fix changes"
+    return span.replaced_by(fixed_here)
 
 
 def splice_test(upstream: str, where: str) -> str:
@@ -145,11 +149,6 @@ def check_writable(out_dir: Path) -> None:
     os.unlink(probe)
 
 
-def build_file_of(changes: List[FileChange]) -> Optional[str]:
-    edited = [c.path for c in changes if c.path not in (PASS_BASE, TEST_PASS_INFRA)]
-    return edited[0] if edited else None
-
-
 def make_patch(
     tree: Path,
     out_dir: Path,
@@ -157,15 +156,16 @@ def make_patch(
     date: Optional[str] = None,
     co_authors: Sequence[str] = (),
     proofs: Optional[List[Dict[str, object]]] = None,
-    evidence: Optional[Dict[str, object]] = None,
+    releases: Optional[Dict[str, object]] = None,
 ) -> Path:
     """Write the patch for ``tree`` into ``out_dir`` and return its path.
 
     With ``proofs`` (``prove --json``), the Test plan quotes the proof of
-    this very patch. Raises ``PatchRefused`` before writing anything when
-    the tree lacks the files, already has the fix, has a ``call`` the patch
-    does not know or build files without what the tests need, when no proof
-    is of this patch, or when ``out_dir`` cannot be written.
+    this very patch; ``releases`` (the release table) gives the regression
+    sentence. Raises ``PatchRefused`` before writing anything when the tree
+    lacks the files, already has the fix, has a ``call`` the patch does not
+    know or build files without what the tests need, when no proof is of
+    this patch, or when ``out_dir`` cannot be written.
     """
     changes = planned_changes(tree)
     try:
@@ -177,7 +177,7 @@ def make_patch(
     except EvidenceError as error:
         raise PatchRefused(str(error)) from None
     check_writable(out_dir)
-    message = commit_message(co_authors, proof, evidence, build_file_of(changes))
+    message = commit_message(co_authors, proof, releases)
     return write_patch(out_dir, changes, author, SUBJECT, message, date)
 
 

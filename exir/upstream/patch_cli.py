@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..shared.installed import installed_executorch_dir
+from ..shared.release_table import load as load_release_table
 from .buck_deps import has_build_files
-from .evidence import EvidenceError, load_evidence, load_mutants, load_proofs
+from .evidence import EvidenceError, load_proofs
 from .patch import make_patch, PatchRefused
 from .pr_description import LABEL, valid_identity
 from .tests_only import make_tests_patch
@@ -46,10 +47,12 @@ def _misfit(args: argparse.Namespace, author: object) -> str:
     for identity in [author, *args.co_author]:
         if not valid_identity(str(identity)):
             return f'{identity!r} is not "Name <email>"'
-    if args.tests_only and (args.proof or args.evidence):
-        return "--proof and --evidence are for the full patch"
-    if args.mutants and not args.tests_only:
-        return "--mutants goes with --tests-only"
+    if args.tests_only and args.proof:
+        return "--proof is for the full patch"
+    if args.for_pr is not None and not args.tests_only:
+        return "--for-pr goes with --tests-only"
+    if args.for_pr is not None and args.for_pr <= 0:
+        return f"--for-pr {args.for_pr} is not a pull request number"
     return ""
 
 
@@ -62,11 +65,11 @@ def run_patch(args: argparse.Namespace, refuse: Callable[[object], int]) -> int:
     if misfit:
         return refuse(misfit)
     out_dir = Path(args.output_dir)
+    comment = None
     try:
         if args.tests_only:
-            mutants = load_mutants(args.mutants) if args.mutants else None
-            path = make_tests_patch(
-                Path(tree), out_dir, author, args.co_author, mutants
+            path, comment = make_tests_patch(
+                Path(tree), out_dir, author, args.co_author, args.for_pr
             )
         else:
             path = make_patch(
@@ -75,11 +78,19 @@ def run_patch(args: argparse.Namespace, refuse: Callable[[object], int]) -> int:
                 author=author,
                 co_authors=args.co_author,
                 proofs=load_proofs(args.proof) if args.proof else None,
-                evidence=load_evidence(args.evidence) if args.evidence else None,
+                releases=load_release_table(),
             )
     except (PatchRefused, EvidenceError) as refusal:
         return refuse(refusal)
     print(path)
+    if comment is not None:
+        print(comment)
+    if not args.tests_only and not args.proof:
+        print(
+            "warning: the Test plan lists the commands only; a PR needs what"
+            " they printed: run prove --json and pass --proof",
+            file=sys.stderr,
+        )
     if not has_build_files(Path(tree)):
         print(
             f"note: {tree} has no Buck files (an installed package): the patch"

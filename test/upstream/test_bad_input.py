@@ -161,18 +161,18 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
             "--tests-only",
             "--proof",
             str(other_patch),
-            "--proof and --evidence are for the full patch",
+            "--proof is for the full patch",
         ],
-        "mutants without tests-only": [
-            "--mutants",
-            str(not_json),
-            "--mutants goes with --tests-only",
+        "for-pr without tests-only": [
+            "--for-pr",
+            "22310",
+            "--for-pr goes with --tests-only",
         ],
-        "mutants not a table": [
+        "for-pr not a number": [
             "--tests-only",
-            "--mutants",
-            str(not_matrix),
-            "is not the output of `python -m exportpass_fix mutants --json`",
+            "--for-pr",
+            "0",
+            "--for-pr 0 is not a pull request number",
         ],
         "proof missing": ["--proof", str(tmp_path / "none.json"), "No such file"],
         "proof not JSON": ["--proof", str(not_json), "is not JSON"],
@@ -193,17 +193,6 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
             'is not "Name <email>"',
         ],
         "author without name": ["--author", "<a@b.c>", 'is not "Name <email>"'],
-        "evidence missing": [
-            "--evidence",
-            str(tmp_path / "none.json"),
-            "No such file",
-        ],
-        "evidence not JSON": ["--evidence", str(not_json), "is not JSON"],
-        "evidence not a matrix": [
-            "--evidence",
-            str(not_matrix),
-            "is not the output of `python -m exportpass_fix matrix --json`",
-        ],
     }
 
 
@@ -212,12 +201,9 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
     [
         "co-author without email",
         "author without name",
-        "evidence missing",
-        "evidence not JSON",
-        "evidence not a matrix",
         "tests-only with a proof",
-        "mutants without tests-only",
-        "mutants not a table",
+        "for-pr without tests-only",
+        "for-pr not a number",
         "proof missing",
         "proof not JSON",
         "proof not a proof",
@@ -269,6 +255,39 @@ def test_cherry_pick_onto_an_unknown_branch_is_refused() -> None:
         (refusal,) = done.stderr.strip().splitlines()
         assert f"{branch!r} is not a release branch this fix goes to" in refusal
         assert done.stdout == ""
+
+
+def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "cherry-pick"]
+        + ["--onto", "release/1.5", "--tracker", "24000"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert "--tracker is for a reopened branch" in refusal
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--release", "1.9.9"], "unknown ExecuTorch release '1.9.9'; known: 1.0.0"),
+        (["--release", "1.5.1=next"], "'next' is not a torch version"),
+    ],
+)
+def test_releases_refuses_what_it_cannot_run(args: List[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "releases", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert refusal.startswith("exportpass_fix releases: refused: ")
+    assert message in refusal
+    assert done.stdout == ""
 
 
 def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:

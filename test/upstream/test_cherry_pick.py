@@ -1,13 +1,19 @@
-"""``cherry-pick --onto``: the release tracker's comment and how to get the
-fix onto the branch, with the risk taken from the PR body's own list."""
+"""``cherry-pick --onto``: the bot's command and one line of reason for
+release/1.5, with the category the committed release table gives; for
+release/1.4, that its tracker is closed, or, for a reopened one, the
+branch's own PR and the comment the bot would have posted."""
 
+import re
 import subprocess
 import sys
 
-import pytest
+from exportpass_fix.shared import release_table
+from exportpass_fix.upstream.cherry_pick import request, TO_FILL
 
-from exportpass_fix.upstream.cherry_pick import behaviour_changes, TO_FILL
-from exportpass_fix.upstream.pr_description import commit_message
+BOT = re.compile(
+    r"@pytorchbot cherry-pick --onto release/1\.5 -c (regression|critical)"
+    r" --fixes #22309"
+)
 
 
 def _cherry_pick(*args: str) -> str:
@@ -20,56 +26,75 @@ def _cherry_pick(*args: str) -> str:
     return done.stdout
 
 
-def test_release_1_5_gets_the_tracker_comment_and_the_bot_command() -> None:
-    text = _cherry_pick("--onto", "release/1.5", "--trunk-pr", "23001")
+def test_release_1_5_gets_the_bot_command_and_one_line_of_reason() -> None:
+    lines = _cherry_pick("--onto", "release/1.5").splitlines()
 
-    assert text.startswith("Comment on the release tracker #22188:\n")
-    lines = text.splitlines()
-    trunk = lines.index("Link to landed trunk PR (if applicable):")
-    assert lines[trunk + 1] == "* https://github.com/pytorch/executorch/pull/23001"
-    release = lines.index("Link to release branch PR:")
-    assert lines[release + 1] == f"* {TO_FILL}"
-    category = lines[lines.index("Criteria Category:") + 1]
-    assert category.startswith("* Special Dispensation (core component: exir).")
-    for needle in ("VulkanPartitioner", "WebGPUPartitioner", "Fixes #22309"):
-        assert needle in category
-    assert lines[-1] == (
-        "@pytorchbot cherry-pick --onto release/1.5 -c critical --fixes #22309"
-    )
-    assert "conflict" not in text
+    commands = [line for line in lines if BOT.fullmatch(line)]
+    assert len(commands) == 1
+    assert [line for line in lines if "@pytorchbot" in line] == commands
+    category = release_table.cherry_pick_category(release_table.load())
+    assert f" -c {category} " in commands[0]
+    reason = lines[lines.index(commands[0]) + 1]
+    assert reason.startswith("Why: ") and "Vulkan" in reason
+    # Nothing the bot posts itself.
+    text = "\n".join(lines)
+    assert "Criteria Category" not in text and "Link to" not in text
 
 
-def test_risk_is_the_behaviour_change_list_of_the_pr_body() -> None:
-    changes = behaviour_changes()
-    body = " ".join(commit_message([]).split())
-    text = " ".join(_cherry_pick("--onto", "release/1.5").split())
+def test_the_category_follows_the_table() -> None:
+    table = release_table.load()
+    rows = [dict(row) for row in table["rows"]]
+    earlier = next(r for r in rows if r.get("outcome") == "ran")
+    lowering = {
+        **earlier,
+        "executorch": "0.9.0",
+        "unpatched": {
+            name: {**step, "ok": True, "is_22309": None}
+            for name, step in earlier["unpatched"].items()
+        },
+    }
+    regressed = {**table, "rows": [lowering, *rows]}
 
-    assert len(changes) == 5
-    for change in changes:
-        assert change in body and change in text
-    assert any("Multiple fake tensor mode detected." in c for c in changes)
+    assert "-c critical " in request("release/1.5", table={**table, "rows": rows})
+    assert "-c regression " in request("release/1.5", table=regressed)
+    assert release_table.regression(regressed)[0] == "0.9.0"
 
 
-def test_release_1_4_points_to_its_own_patch_instead_of_the_bot() -> None:
+def test_release_1_4_says_its_tracker_is_closed() -> None:
+    text = " ".join(_cherry_pick("--onto", "release/1.4").split())
+
+    assert "tracker #20552 is closed and 1.4.1 has shipped" in text
+    assert "@pytorchbot" not in text and "Criteria Category" not in text
+
+
+def test_a_reopened_1_4_gets_its_own_pr_and_the_bots_comment() -> None:
     text = _cherry_pick(
         "--onto",
         "release/1.4",
+        "--tracker",
+        "24000",
+        "--trunk-pr",
+        "23001",
         "--release-pr",
         "https://github.com/pytorch/executorch/pull/23002",
     )
 
-    assert text.startswith("Comment on the release tracker #20552:\n")
-    assert "* https://github.com/pytorch/executorch/pull/23002" in text
-    assert f"* {TO_FILL}" in text  # the trunk PR, not given
-    assert "@pytorchbot" not in text
     flat = " ".join(text.split())
+    assert "@pytorchbot" not in text
     assert "conflicts on release/1.4" in flat
     assert "exir/tests/TARGETS (main: exir/tests/targets.bzl)" in flat
     assert "patch --tree <checkout of release/1.4>" in flat
-
-
-@pytest.mark.parametrize("branch", ["release/1.4", "release/1.5"])
-def test_the_comment_names_no_placeholder_but_the_links(branch: str) -> None:
-    text = _cherry_pick("--onto", branch, "--trunk-pr", "1", "--release-pr", "2")
-    comment = text.split("\n\nThe bot")[0].split("\n\nDo not ask")[0]
-    assert "<" not in comment and TO_FILL not in comment
+    assert "the tracker #24000" in flat
+    category = release_table.cherry_pick_category(release_table.load())
+    comment = text.split("\n\n", 1)[1].strip().splitlines()
+    assert comment == [
+        "Link to landed trunk PR (if applicable):",
+        "* https://github.com/pytorch/executorch/pull/23001",
+        "",
+        "Link to release branch PR:",
+        "* https://github.com/pytorch/executorch/pull/23002",
+        "",
+        "Criteria Category:",
+        f"{category.capitalize()} - #22309",
+    ]
+    assert TO_FILL not in text
