@@ -27,7 +27,12 @@ from ..shared.fix_source import (
     spliced_fix,
 )
 from ..shared.installed import installed_version
-from ..shared.known_calls import EARLIER_FIX_SHA256, KNOWN_RANGE, UNFIXED_CALL_SHA256
+from ..shared.known_calls import (
+    EARLIER_FIX_SHA256,
+    is_fix_of_a_known_call,
+    KNOWN_RANGE,
+    UNFIXED_CALL_SHA256,
+)
 from ..shared.method_code import compiled_method
 from ..shared.source_spans import Span
 
@@ -105,7 +110,7 @@ def apply_to(pass_base: types.ModuleType) -> str:
         return ALREADY_APPLIED
     span = _live_call_span(pass_base)
     fix_span = fixed_call_span()
-    if span.text == fix_span.text:
+    if span.text == fix_span.text or is_fix_of_a_known_call(span.text):
         logger.info("executorch %s already has the fix", installed_version())
         return FIXED_UPSTREAM
     if span.sha256 in EARLIER_FIX_SHA256:

@@ -83,3 +83,21 @@ def spliced_fix(unfixed: str) -> Optional[str]:
         + old[old_scan + 2 :]
     )
     return "".join(new)
+
+
+def unspliced_fix(fixed: str) -> Optional[str]:
+    """The ``call`` that ``spliced_fix`` made ``fixed`` from (one blank line
+    between ``inputs = ...`` and the scan, as in every known release), or
+    None when ``fixed`` does not hold the fix's change."""
+    ours = fixed_call_text().splitlines(keepends=True)
+    lines = fixed.splitlines(keepends=True)
+    ours_at, at = _anchors(ours), _index(lines, INPUTS_LINE)
+    if ours_at is None or at is None:
+        return None
+    inputs, scan = ours_at
+    change = ours[inputs + 1 : scan + 2]
+    if lines[at + 1 : at + 1 + len(change)] != change:
+        return None
+    scan_line = change[-1].replace(change[-1].strip(), UNFIXED_SCAN)
+    before = ["\n", change[-2], scan_line]
+    return "".join(lines[: at + 1] + before + lines[at + 1 + len(change) :])

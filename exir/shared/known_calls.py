@@ -11,7 +11,10 @@ is refused rather than patched blind.
 ``call``: a tree or process that has one is already fixed, not unknown.
 """
 
+import hashlib
 from typing import Dict
+
+from .fix_source import unspliced_fix
 
 UNFIXED_CALL_SHA256: Dict[str, str] = {
     "5a1cf508fac4ec4ff849058e84e017c30b715a8eae5716ceb042e40cee2bbeff": (
@@ -30,3 +33,12 @@ EARLIER_FIX_SHA256: Dict[str, str] = {
         "executorch-exportpass-fix 0.1.0"
     ),
 }
+
+
+def is_fix_of_a_known_call(text: str) -> bool:
+    """Whether ``text`` is the fix made to one of the known unfixed calls
+    (on 1.0.x, that is not this package's own ``call``)."""
+    unfixed = unspliced_fix(text)
+    if unfixed is None:
+        return False
+    return hashlib.sha256(unfixed.encode("utf-8")).hexdigest() in UNFIXED_CALL_SHA256

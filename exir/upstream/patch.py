@@ -25,7 +25,11 @@ from ..shared.fix_source import (
     TEST_CLASS,
     TEST_PASS_INFRA,
 )
-from ..shared.known_calls import EARLIER_FIX_SHA256, UNFIXED_CALL_SHA256
+from ..shared.known_calls import (
+    EARLIER_FIX_SHA256,
+    is_fix_of_a_known_call,
+    UNFIXED_CALL_SHA256,
+)
 from ..shared.source_spans import method_span
 
 from .buck_deps import BuckDepsError, with_test_deps
@@ -64,8 +68,7 @@ def splice_pass_base(upstream: str, where: str) -> str:
             f"{where}: no {PATCHED_CLASS}.{PATCHED_METHOD} found; this is not"
             " a pass_base.py the patch knows"
         )
-    fixed = fixed_call_text()
-    if span.text == fixed:
+    if span.text == fixed_call_text() or is_fix_of_a_known_call(span.text):
         raise PatchRefused(f"{where}: the fix for #22309 is already applied")
     if span.sha256 in EARLIER_FIX_SHA256:
         raise PatchRefused(

@@ -19,8 +19,12 @@ from exportpass_fix.shared.fix_source import (
     PATCHED_CLASS,
     PATCHED_METHOD,
     spliced_fix,
+    unspliced_fix,
 )
-from exportpass_fix.shared.known_calls import UNFIXED_CALL_SHA256
+from exportpass_fix.shared.known_calls import (
+    is_fix_of_a_known_call,
+    UNFIXED_CALL_SHA256,
+)
 from exportpass_fix.shared.repro import constant_mul_graph, fake_modes
 from exportpass_fix.shared.source_spans import method_span
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
@@ -159,3 +163,16 @@ def test_a_call_without_the_lines_the_fix_changes_gets_no_splice() -> None:
     scan = text.replace("for i in inputs:", "for i in list(inputs):")
     assert spliced_fix(scan) is None
     assert spliced_fix(text.replace("        fake_tensor_mode = None\n", "")) is None
+
+
+def test_a_call_the_fix_was_made_to_is_recognised_as_fixed(installed_as) -> None:
+    for unfixed in (installed_call(), call_of_1_0()):
+        fixed = spliced_fix(unfixed)
+        assert fixed is not None
+        assert unspliced_fix(fixed) == unfixed
+        assert is_fix_of_a_known_call(fixed) and not is_fix_of_a_known_call(unfixed)
+        installed_as(fixed)
+        assert exportpass_fix.apply() == backport.FIXED_UPSTREAM
+        assert pass_base._ExportPassBase.__dict__[
+            PATCHED_METHOD
+        ].__code__.co_filename.endswith("stand_in_pass_base.py")
