@@ -16,8 +16,9 @@ from .trees import write_files
 
 PROVE_AUTHOR = "prove <prove@invalid>"
 GIT_IDENTITY = ["-c", "user.name=prove", "-c", "user.email=prove@invalid"]
-# Read from the ref's root, for upstream's lint and type settings.
-ROOT_CONFIGS = (".flake8", "pyproject.toml", ".mypy.ini")
+# Read from the ref's root: upstream's lint and type settings, and the
+# pytest settings whose ignores its CI applies to exir/tests.
+ROOT_CONFIGS = (".flake8", "pyproject.toml", ".mypy.ini", "pytest.ini")
 
 
 class ProveRefused(Exception):

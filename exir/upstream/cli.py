@@ -24,7 +24,8 @@ def _patch(args: argparse.Namespace) -> int:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    from .prove import ProveRefused, run_prove
+    from .prove import ProveRefused
+    from .prove_cli import run_prove
 
     try:
         return run_prove(Path(args.checkout), args.ref or DEFAULT_REFS, args.json)

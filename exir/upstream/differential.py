@@ -1,14 +1,18 @@
 """ExecuTorch's own ``exir/tests``, unpatched vs patched, side by side.
 
-Both runs go at once (one per core). A test that fails only in the patched
-run is rerun there once, so a flaky upstream test is told apart from a
-regression. The baseline is measured every time, never listed.
+Both runs go at once (one per core), skipping what the ref's own
+``pytest.ini`` tells upstream's CI to ignore under ``exir/``, so the counts
+are what ``python -m pytest exir/tests`` prints in that checkout. A test
+that fails only in the patched run is rerun there once, so a flaky upstream
+test is told apart from a regression. The baseline is measured every time,
+never listed.
 """
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Set
+from typing import List, Set
 
 from .trees import PytestRun, run_pytest
 
@@ -35,8 +39,15 @@ class Differential:
         )
 
 
-def _run_suite(tree: Path) -> PytestRun:
-    return run_pytest(tree, SUITE, SUITE_ARGS, timeout=1500)
+def ignored_under_exir(pytest_ini: str) -> List[str]:
+    """The ``--ignore`` options of a ``pytest.ini`` that name ``exir/``
+    paths, pointed into a linked tree (whose package is ``executorch/``)."""
+    found = re.findall(r"^\s*(--ignore(?:-glob)?)=(exir/\S+)", pytest_ini, re.M)
+    return [f"{option}=executorch/{path}" for option, path in found]
+
+
+def _run_suite(tree: Path, ignores: List[str]) -> PytestRun:
+    return run_pytest(tree, SUITE, SUITE_ARGS + ignores, timeout=1500)
 
 
 def node_id(tree: Path, test_id: str) -> str:
@@ -50,9 +61,13 @@ def node_id(tree: Path, test_id: str) -> str:
     return str(tree.joinpath(*parts))
 
 
-def run_differential(unpatched_tree: Path, patched_tree: Path) -> Differential:
+def run_differential(
+    unpatched_tree: Path, patched_tree: Path, ignores: List[str]
+) -> Differential:
     with ThreadPoolExecutor(max_workers=2) as pool:
-        unpatched, patched = pool.map(_run_suite, [unpatched_tree, patched_tree])
+        unpatched, patched = pool.map(
+            lambda tree: _run_suite(tree, ignores), [unpatched_tree, patched_tree]
+        )
     new_failures = patched.failed - unpatched.failed
     flaky: Set[str] = set()
     if new_failures:

@@ -29,27 +29,21 @@ IDENTITY = re.compile(r"[^<>\n]+ <[^<>\s]+@[^<>\s]+>")
 FILES = "exir/pass_base.py exir/tests/test_pass_infra.py"
 TEST_FILE = "exir/tests/test_pass_infra.py"
 SUITE = "exir/tests --continue-on-collection-errors"
-LINTERS = [f"black --check {FILES}", f"usort check {FILES}", f"flake8 {FILES}"]
+LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
 
 BREAKS = (
-    "Lowering aborts for models whose partitioner delegates a subgraph"
-    " computed from no input, such as a sine position embedding, a RoPE"
-    " cache or an interpolated position table: with VulkanPartitioner or"
-    ' WebGPUPartitioner, `to_edge_transform_and_lower` fails with "fake'
-    " mode ... doesn't match mode ...\", reported as an error of"
-    " `FuseBatchNormPass`."
+    "through Vulkan or WebGPU, lowering aborts with \"fake mode ... doesn't"
+    ' match mode ..." (blamed on `FuseBatchNormPass`) for any model with a'
+    " subgraph computed from no input, such as a sine position embedding or"
+    " a RoPE cache."
 )
 CAUSE = (
     "`_ExportPassBase.call` takes the fake mode from `self.inputs()`, which"
-    " gives a lifted constant's real `.constant` tensor instead of its"
-    " FakeTensor. When every input is such a constant no mode is found, and"
-    " the graph is retraced under a new one while its placeholders keep"
-    " theirs. This change takes the mode from the placeholders'"
-    ' `meta["val"]` when `inputs()` yields no FakeTensor.'
-)
-RELATED = (
-    "#22310 (@msluszniak) and #22891 (@psiddh) address the same bug; this"
-    " PR is for the case that neither lands."
+    " returns lifted constants as real tensors: with only constants it finds"
+    " none and retraces under a new mode, so the graph ends with two. This"
+    ' takes the mode from the placeholders\' `meta["val"]` when `inputs()`'
+    " has no FakeTensor. #22310 (@msluszniak) and #22891 (@psiddh) address"
+    " the same bug; this PR is for the case that neither lands."
 )
 
 
@@ -66,49 +60,51 @@ def fill(text: str, indent: str = "") -> str:
 def _counts(run: Dict[str, object]) -> str:
     failed = run["failed"]
     count = len(failed) if isinstance(failed, list) else failed
-    return f"{run['passed']} passed, {count} failed"
+    return f"{run['passed']} passed" + (f" and {count} failed" if count else "")
 
 
-def _suite_result(suite: Dict[str, object]) -> str:
+def _suite_result(suite: Dict[str, object], env: Dict[str, str]) -> str:
     unpatched, patched = suite["unpatched"], suite["patched"]
     assert isinstance(unpatched, dict) and isinstance(patched, dict)
-    text = (
-        f"without the change {_counts(unpatched)}, with it {_counts(patched)};"
-        " none fails only with it."
-    )
-    reasons = suite.get("failure_reasons")
-    if isinstance(reasons, str) and reasons:
-        text += f" {reasons}"
+    text = f"{_counts(unpatched)} / {_counts(patched)}"
+    if patched["failed"]:
+        text += f" (the same {patched['failed']}, in this setup: a wheel's compiled" + (
+            " parts, no torchvision)" if not env.get("torchvision") else " parts)"
+        )
     return text
 
 
 def measured_test_plan(proof: Dict[str, object]) -> str:
-    """The Test plan of one ref of ``prove --json``."""
+    """The Test plan of one ref of ``prove --json``: each upstream command,
+    and what it printed without / with the change."""
     env = proof["environment"]
     assert isinstance(env, dict) and isinstance(proof["steps"], list)
     data = {step["name"]: step["data"] for step in proof["steps"]}
     unfixed = data["test_pass_infra.py without the fix"]
     fixed = data["test_pass_infra.py with the fix"]
-    lines = [
-        fill(
-            f"On {proof['ref']} at {str(proof['commit'])[:12]} with Python"
-            f" {env['python']}, torch {env['torch']} and the compiled parts of"
-            f" ExecuTorch {env['executorch']}:"
-        ),
-        "",
-        f"    python -m pytest {TEST_FILE}",
-        "",
-        fill(f"without the change {_counts(unfixed)}; with it {_counts(fixed)}."),
-        "",
-        f"    python -m pytest {SUITE}",
-        "",
-        fill(_suite_result(data["exir/tests differential"])),
-        "",
-        *[f"    {command}" for command in LINTERS],
-        "",
-        fill(f"no findings ({data['static checks']['linters']})."),
-    ]
-    return "\n".join(lines)
+    lint = (
+        "`ufmt check` and `flake8` on `exir/pass_base.py` and"
+        f" `{TEST_FILE}`: no findings ({data['static checks']['linters']})."
+    )
+    return "\n".join(
+        [
+            fill(
+                f"On {proof['ref']} at {str(proof['commit'])[:12]} with Python"
+                f" {env['python']}, torch {env['torch']} and ExecuTorch"
+                f" {env['executorch']}'s compiled parts, without / with the change:"
+            ),
+            fill(
+                f"- `python -m pytest {TEST_FILE}`: {_counts(unfixed)} / {_counts(fixed)}.",
+                "  ",
+            ),
+            fill(
+                f"- `python -m pytest {SUITE}`:"
+                f" {_suite_result(data['exir/tests differential'], env)}.",
+                "  ",
+            ),
+            fill(f"- {lint}", "  "),
+        ]
+    )
 
 
 def commands_test_plan() -> str:
@@ -131,9 +127,8 @@ def commit_message(
     ``releases``: the release table (``release_table.load()``)."""
     regression = regression_sentence(releases) if releases else ""
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
-        summary=fill(f"Fixes #22309. {BREAKS} {regression}".strip()),
+        summary=fill(f"Fixes #22309: {BREAKS} {regression}".strip()),
         cause=fill(CAUSE),
-        related=fill(RELATED),
         test_plan=measured_test_plan(proof) if proof else commands_test_plan(),
     )
     return with_trailers(body, co_authors)

@@ -7,8 +7,6 @@ without and with the fix, upstream's whole ``test_pass_infra.py`` with it,
 and the ``exir/tests`` differential (patched failures within unpatched ones).
 """
 
-import dataclasses
-import json
 import platform
 import subprocess
 import sys
@@ -20,7 +18,6 @@ from typing import Callable, Dict, List
 
 from ..shared.fix_source import PASS_BASE, TEST_PASS_INFRA
 from ..shared.installed import environ_without_hook, installed_version
-from ..shared.report import text_table
 
 from .checkout import (
     applied_with_git_am,
@@ -30,7 +27,7 @@ from .checkout import (
     resolve,
     root_configs,
 )
-from .differential import run_differential
+from .differential import ignored_under_exir, run_differential
 from .static_checks import static_checks_step
 from .trees import linked_tree, run_pytest
 
@@ -66,9 +63,14 @@ class RefProof:
 
 
 def environment() -> Dict[str, str]:
+    try:
+        torchvision = metadata.version("torchvision")
+    except metadata.PackageNotFoundError:
+        torchvision = ""
     return {
         "python": platform.python_version(),
         "torch": metadata.version("torch"),
+        "torchvision": torchvision,
         "executorch": installed_version(),
     }
 
@@ -159,7 +161,8 @@ def prove_ref(
         )
     step(_static_checks(prepared, work / "unpatched", fixed, work))
     say(f"[{ref}] exir/tests unpatched and patched, side by side (minutes) ...")
-    differential = run_differential(work / "unpatched", fixed)
+    ignores = ignored_under_exir(prepared.configs.get("pytest.ini", ""))
+    differential = run_differential(work / "unpatched", fixed, ignores)
     counts = {
         side: {"passed": len(run.passed), "failed": len(run.failed)}
         for side, run in (
@@ -174,6 +177,13 @@ def prove_ref(
             differential.summary(),
             {
                 **counts,
+                "ignored_by_pytest_ini": len(ignores),
+                "failed_both": {
+                    test: differential.unpatched.reasons.get(test, "")
+                    for test in sorted(
+                        differential.unpatched.failed & differential.patched.failed
+                    )
+                },
                 "new_failures": sorted(differential.new_failures),
                 "flaky": sorted(differential.flaky),
             },
@@ -199,30 +209,3 @@ def prove(
             prove_ref(git_dir, ref, ref_prepared, ref_work, say)
             for ref, ref_prepared, ref_work in zip(refs, prepared, works)
         ]
-
-
-def run_prove(checkout: Path, refs: List[str], as_json: bool) -> int:
-    """The command: progress lines, then a table per ref (or one JSON list).
-    Exit status 0 proven, 1 a step failed; ``ProveRefused`` for bad input."""
-
-    def say(line: str) -> None:
-        print(line, file=sys.stderr if as_json else sys.stdout, flush=True)
-
-    proofs = [dataclasses.asdict(p) | {"ok": p.ok} for p in prove(checkout, refs, say)]
-    print(json.dumps(proofs) if as_json else "\n\n".join(map(render, proofs)))
-    return 0 if all(p["ok"] for p in proofs) else 1
-
-
-def render(proof: Dict[str, object]) -> str:
-    """One ref's proof (as ``--json`` has it) as a table."""
-    env = proof["environment"]
-    assert isinstance(env, dict) and isinstance(proof["steps"], list)
-    rows = [
-        [s["name"], f"{'ok' if s['ok'] else 'FAIL'}: {s['detail']}"]
-        for s in proof["steps"]
-    ]
-    return (
-        f"{proof['ref']} ({str(proof['commit'])[:12]}) over the installed"
-        f" executorch {env['executorch']}, torch {env['torch']}\n"
-        + text_table(["step", "result"], rows)
-    )

@@ -1,5 +1,5 @@
 """Upstream's static checks on the two patched files: the linters its
-lintrunner runs (black, usort, flake8 at the versions
+lintrunner runs (UFMT, which is black and usort, and FLAKE8, at the versions
 requirements-lintrunner.txt pins) and mypy with its ``.mypy.ini``.
 
 mypy is compared, not asserted clean: upstream's own ``test_pass_infra.py``
@@ -27,8 +27,7 @@ def lint(root: Path, paths: List[str], flake8_config: Path) -> Dict[str, str]:
     settings)."""
     complaints: Dict[str, str] = {}
     for command in (
-        ["black", "--check", "--diff", *paths],
-        ["usort", "check", *paths],
+        ["ufmt", "check", *paths],
         ["flake8", "--config", str(flake8_config), *paths],
     ):
         done = subprocess.run(
@@ -78,7 +77,7 @@ def new_mypy_errors(
     )
 
 
-LINTERS = ("black", "usort", "flake8")
+LINTERS = ("ufmt", "black", "usort", "flake8")
 
 
 def static_checks_step(

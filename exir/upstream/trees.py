@@ -77,6 +77,8 @@ class PytestRun:
     passed: Set[str] = field(default_factory=set)
     failed: Set[str] = field(default_factory=set)
     skipped: Set[str] = field(default_factory=set)
+    # Failed test id -> the first line of junit's message for it.
+    reasons: Dict[str, str] = field(default_factory=dict)
 
 
 def _test_id(case: ElementTree.Element) -> str:
@@ -135,6 +137,9 @@ def run_pytest(
             outcomes = {child.tag for child in case}
             if outcomes & {"failure", "error"}:
                 run.failed.add(_test_id(case))
+                bad = next(c for c in case if c.tag in ("failure", "error"))
+                message = (bad.get("message") or bad.text or "").strip()
+                run.reasons[_test_id(case)] = (message.splitlines() or [""])[0]
             elif "skipped" in outcomes:
                 run.skipped.add(_test_id(case))
             else:

@@ -13,11 +13,7 @@ from conftest import git, git_repo
 from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from exportpass_fix.shared.installed import installed_version
 from exportpass_fix.upstream.mutants import with_call
-from exportpass_fix.upstream.pr_description import (
-    MAX_LINES,
-    TESTS_ONLY_SUBJECT,
-    WIDTH,
-)
+from exportpass_fix.upstream.pr_description import MAX_LINES, TESTS_ONLY_SUBJECT, WIDTH
 from exportpass_fix.upstream.prove import FAIL_UNFIXED
 from exportpass_fix.upstream.variants import VARIANTS
 from test_upstream_patch import AUTHOR, NEW_TESTS, NOT_UPSTREAM
@@ -65,7 +61,7 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     patch, comment = Path(patch_path), Path(comment_path)
     assert f"Subject: [PATCH] {TESTS_ONLY_SUBJECT}\n" in patch.read_text()
     message = _message(patch)
-    assert message.startswith("### Summary\n\nTests for #22310, which fixes #22309")
+    assert message.startswith("### Summary\n\nTests for #22310, the fix for #22309.")
     assert "Follow-up" not in message
     assert NOT_UPSTREAM.search(message) is None, NOT_UPSTREAM.search(message)
     lines = message.splitlines()

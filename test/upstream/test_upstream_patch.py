@@ -119,15 +119,15 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
     ]
     assert header.splitlines()[2].startswith("Date: ")
     message = _message(text)
-    assert message.startswith("### Summary\n\nFixes #22309.")
+    assert message.startswith("### Summary\nFixes #22309: ")
     assert "### Test plan" in message
     flat = " ".join(message.split())
     # What breaks and for whom, the cause, the change, the other PRs.
     for needle in (
-        "VulkanPartitioner or WebGPUPartitioner",
-        "reported as an error of `FuseBatchNormPass`",
+        "through Vulkan or WebGPU, lowering aborts",
+        "(blamed on `FuseBatchNormPass`)",
         "`_ExportPassBase.call` takes the fake mode from `self.inputs()`",
-        'This change takes the mode from the placeholders\' `meta["val"]`',
+        'This takes the mode from the placeholders\' `meta["val"]`',
         "#22310 (@msluszniak) and #22891 (@psiddh) address the same bug;",
         release_table.regression_sentence(release_table.load()),
     ):
@@ -180,6 +180,8 @@ def test_cli_writes_the_patch_and_prints_its_path(tmp_path: Path) -> None:
     path = Path(done.stdout.strip())
     assert path.parent == tmp_path and path.read_text().startswith("From ")
     assert f"label the PR: {LABEL}" in done.stderr
+    # Without a proof the Test plan has the commands only, and says so.
+    assert "warning: the Test plan lists the commands only" in done.stderr
     # The installed package has no Buck files: said, not silently skipped.
     assert "has no Buck files" in done.stderr
 
