@@ -99,26 +99,73 @@ def render_text(table: Dict[str, object]) -> str:
     return text_table(HEADER, _rows(table))
 
 
+def render_summary(table: Dict[str, object]) -> str:
+    """The table with releases of equal results on one line (the README's)."""
+    rows = table["rows"]
+    assert isinstance(rows, list)
+    groups: List[List[str]] = []
+    for row in rows:
+        line = cells(row)
+        if groups and groups[-1][1:] == line[1:]:
+            groups[-1][0] += f", {line[0]}"
+        else:
+            groups.append(line)
+    header = HEADER[:-1]
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(g) + " |" for g in groups])
+
+
 def render_markdown(table: Dict[str, object]) -> str:
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]
+    lines = [
+        f"Measured on {table['date']} by `{table['generated_by']}`"
+        " (`exir/shared/releases.json`):",
+        "",
+        "| " + " | ".join(HEADER) + " |",
+        "|" + " --- |" * len(HEADER),
+    ]
     lines += ["| " + " | ".join(row) + " |" for row in _rows(table)]
     return "\n".join(lines)
 
 
-def regression(table: Dict[str, object]) -> Optional[Tuple[str, str]]:
-    """(the last release that lowers, the first after it that does not),
-    where a release before 1.4.0 lowers what 1.4.x and 1.5.x abort on."""
+# What a bisect on the wheels found to start a regression the table shows,
+# confirmed by experiment (docs/evidence.md#why-dinov2-on-vulkan-regressed).
+CAUSES: Dict[Tuple[str, str], str] = {
+    ("DINOv2 on Vulkan", "1.1.0"): "#15677 made Vulkan delegate dtype-changing"
+    " copies",
+}
+
+
+def _label(step: str) -> str:
+    for label, model, partitioner in RUNS:
+        if step == f"{partitioner} {model}":
+            return label
+    return step
+
+
+def regressions(table: Dict[str, object]) -> List[Tuple[str, str, str]]:
+    """(check, the last release that lowers it, the first after that does
+    not) for each check that an earlier release lowers and every 1.4.x and
+    1.5.x row aborts on with #22309."""
     rows = sorted(_ran(table), key=lambda row: _version(row["executorch"]))
     current = [r for r in rows if _version(r["executorch"]) >= (1, 4)]
-    if not current or not all(bitten(r) for r in current):
-        return None
-    earlier = [r for r in rows if _version(r["executorch"]) < (1, 4)]
-    lowering = [r for r in earlier if not bitten(r)]
-    if not lowering:
-        return None
-    last = lowering[-1]["executorch"]
-    after = [r for r in rows if _version(r["executorch"]) > _version(last)]
-    return last, after[0]["executorch"]
+    found = []
+    steps = dict.fromkeys(s for r in rows for s in r["unpatched"] if s != "import")
+    for step in steps:
+        if not current or not all(
+            r["unpatched"].get(step, {}).get("is_22309") for r in current
+        ):
+            continue
+        lowering = [
+            r
+            for r in rows
+            if _version(r["executorch"]) < (1, 4)
+            and r["unpatched"].get(step, {}).get("ok")
+        ]
+        if lowering:
+            last = lowering[-1]["executorch"]
+            after = [r for r in rows if _version(r["executorch"]) > _version(last)]
+            found.append((_label(step), last, after[0]["executorch"]))
+    return found
 
 
 def bitten_range(table: Dict[str, object]) -> Tuple[str, str]:
@@ -127,13 +174,25 @@ def bitten_range(table: Dict[str, object]) -> Tuple[str, str]:
 
 
 def regression_sentence(table: Dict[str, object]) -> str:
-    found = regression(table)
-    if found is not None:
-        last, first = found
-        return f"It is a regression in {first}: {last} lowers these models."
     first, last = bitten_range(table)
-    return f"ExecuTorch {first} to {last} all fail this way: not a regression."
+    found = regressions(table)
+    if not found:
+        return (
+            f"ExecuTorch {first} to {last} all fail this way, so it is no"
+            " regression of a 1.x release."
+        )
+    parts = []
+    for label, lowering, failing in found:
+        cause = CAUSES.get((label, failing))
+        parts.append(
+            f"since {failing} for {label}, which {lowering} lowers"
+            + (f" ({cause})" if cause else "")
+        )
+    return (
+        f"It is a regression {'; and '.join(parts)}; the bug itself is in"
+        f" {first} to {last}."
+    )
 
 
 def cherry_pick_category(table: Dict[str, object]) -> str:
-    return "regression" if regression(table) is not None else "critical"
+    return "regression" if regressions(table) else "critical"

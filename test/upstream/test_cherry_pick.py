@@ -43,21 +43,26 @@ def test_release_1_5_gets_the_bot_command_and_one_line_of_reason() -> None:
 
 def test_the_category_follows_the_table() -> None:
     table = release_table.load()
-    rows = [dict(row) for row in table["rows"]]
-    earlier = next(r for r in rows if r.get("outcome") == "ran")
+    rows = [row for row in table["rows"] if row.get("outcome") == "ran"]
+    since_1_1 = [r for r in rows if not r["executorch"].startswith("1.0.")]
+    earlier = dict(since_1_1[0])
     lowering = {
         **earlier,
-        "executorch": "0.9.0",
+        "executorch": "1.0.9",
         "unpatched": {
             name: {**step, "ok": True, "is_22309": None}
             for name, step in earlier["unpatched"].items()
         },
     }
-    regressed = {**table, "rows": [lowering, *rows]}
 
-    assert "-c critical " in request("release/1.5", table={**table, "rows": rows})
+    expected = release_table.cherry_pick_category(table)
+    assert f"-c {expected} " in request("release/1.5", table=table)
+    assert "-c critical " in request("release/1.5", table={"rows": since_1_1})
+    regressed = {"rows": [lowering, *since_1_1]}
     assert "-c regression " in request("release/1.5", table=regressed)
-    assert release_table.regression(regressed)[0] == "0.9.0"
+    assert ("DINOv2 on Vulkan", "1.0.9", "1.1.0") in release_table.regressions(
+        regressed
+    )
 
 
 def test_release_1_4_says_its_tracker_is_closed() -> None:
