@@ -23,6 +23,15 @@ def test_the_docs_table_is_the_committed_json_rendered() -> None:
     assert block.strip() == release_table.render_markdown(release_table.load())
 
 
+def test_the_readme_summary_is_the_committed_json_rendered() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("(summary) -->", 1)[1].split(
+        "<!-- end of the release summary", 1
+    )[0]
+
+    assert block.strip() == release_table.render_summary(release_table.load())
+
+
 def test_every_release_from_1_0_0_has_a_row_and_says_why_it_did_not_run() -> None:
     table = release_table.load()
     rows = table["rows"]
