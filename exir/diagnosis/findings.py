@@ -4,7 +4,7 @@
 fake-mode assertion of #22309 is in it, and the pass the pass manager's
 outer message blames. ``trigger_delegates`` and ``trigger_partitions`` find
 the delegated subgraphs with the trigger shape: at least one placeholder,
-none of them a user input. ``verdict`` turns two columns into one line.
+each a lifted constant or a value that carries its constant. ``verdict`` turns two columns into one line.
 """
 
 import re
@@ -52,12 +52,23 @@ def failure(error: BaseException) -> Dict[str, object]:
     }
 
 
+def _constant_like(node: "torch.fx.Node", user_inputs: set) -> bool:
+    """What ``ExportPass.inputs()`` gives as a real tensor: a placeholder
+    that is no user input (a lifted constant), or a value that carries its
+    constant (on 1.0.x, a dtype copy of one computed outside the delegate)."""
+    if node.op == "placeholder" and node.name not in user_inputs:
+        return True
+    return getattr(node.meta.get("val"), "constant", None) is not None
+
+
 def _trigger(name: str, graph: "torch.fx.Graph", user_inputs: set) -> Optional[Dict]:
-    placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
-    if not placeholders or set(placeholders) & user_inputs:
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    if not placeholders or not all(
+        _constant_like(n, user_inputs) for n in placeholders
+    ):
         return None
     ops = [n.name for n in graph.nodes if n.op == "call_function"]
-    return {"name": name, "placeholders": placeholders, "ops": ops}
+    return {"name": name, "placeholders": [n.name for n in placeholders], "ops": ops}
 
 
 def trigger_delegates(program: "torch.export.ExportedProgram") -> List[Dict]:
@@ -89,9 +100,8 @@ def trigger_partitions(
             members = [n for n in nodes if n.meta.get("delegation_tag") == tag]
             feeding = {a for n in members for a in n.all_input_nodes} - set(members)
             inputs = feeding | {n for n in members if n.op == "placeholder"}
-            names = sorted(a.name for a in inputs if a.op == "placeholder")
-            computed = [a for a in feeding if a.op != "placeholder"]
-            if names and not computed and not set(names) & user_inputs:
+            names = sorted(a.name for a in inputs)
+            if names and all(_constant_like(a, user_inputs) for a in inputs):
                 ops = [n.name for n in members if n.op == "call_function"]
                 found.append({"name": tag, "placeholders": names, "ops": ops})
     return found

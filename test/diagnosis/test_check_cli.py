@@ -86,10 +86,15 @@ def test_saved_detr_on_vulkan_is_diagnosed_as_22309(
     assert report["verdict"].startswith(BLOCKED)
     diagnosis = report["diagnosis"]
     assert diagnosis["is_22309"] is True
-    assert diagnosis["blamed_pass"] == "FuseBatchNormPass"
+    # 1.0.x raises the assertion outside the pass manager: nothing is blamed.
+    old_release = installed_version().startswith("1.0.")
+    assert diagnosis["blamed_pass"] == (None if old_release else "FuseBatchNormPass")
     (trigger,) = diagnosis["trigger_submodules"]
+    # Lifted constants; on 1.0.x, whose Vulkan leaves dtype copies out of the
+    # delegate, those copies of them (values that carry their constant).
+    prefix = "dim_order_ops__to_dim_order_copy" if old_release else "_lifted_tensor"
     assert trigger["placeholders"] and all(
-        name.startswith("_lifted_tensor_constant") for name in trigger["placeholders"]
+        name.startswith(prefix) for name in trigger["placeholders"]
     )
     assert any(op.startswith("aten_arange") for op in trigger["ops"])
     # The unpatched column, which has no lowered program, finds the same
