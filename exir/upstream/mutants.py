@@ -8,10 +8,9 @@ process (``witness_run``). Then each variant is spliced into
 ``exir/pass_base.py`` of a linked tree of the installed ExecuTorch (as
 ``prove`` installs the fix), next to upstream's ``test_pass_infra.py`` with
 this project's tests appended, and one pytest process per variant runs that
-file and, from this project's checkout, the edge-case and property suites;
-two variants at a time. Every wrong variant must fail ``test_pass_infra.py``
-and every other must pass it; the project's suites, which pin this
-project's own choices, are shown but decide nothing.
+whole file, two variants at a time. Every wrong variant must fail it and
+every other must pass it. (This project's own suites pin its own choices;
+they are not asked to judge a variant.)
 """
 
 import json
@@ -20,10 +19,9 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, Optional
 
 from ..shared.fix_source import (
-    PACKAGE_DIR,
     PASS_BASE,
     PATCHED_CLASS,
     PATCHED_METHOD,
@@ -36,16 +34,8 @@ from .trees import executorch_dir, linked_tree, run_pytest
 from .variants import Variant, VARIANTS
 from .witness_run import UNFIXED
 
-PROJECT_SUITES = ["backport/test_edge_cases.py", "backport/test_properties.py"]
 OURS = VARIANTS[0].name
 OK = "one mode"  # what witnesses.OK says; that module imports torch
-
-
-def project_suites() -> Optional[List[Path]]:
-    """This project's suites, where the package runs from its checkout."""
-    tests = PACKAGE_DIR.parent / "test"
-    paths = [tests / suite for suite in PROJECT_SUITES]
-    return paths if all(path.is_file() for path in paths) else None
 
 
 def with_call(pass_base: str, call_text: str) -> str:
@@ -93,45 +83,33 @@ def witness_of(name: str, seen: Dict[str, Dict[str, str]]) -> Optional[Dict]:
 
 
 def verdict(row: Dict[str, object]) -> str:
-    upstream, project = row["killed_by_upstream_class"], row["killed_by_project"]
+    upstream = row["killed_by_upstream_class"]
     if upstream is None:
         return "PROBLEM: test_pass_infra.py did not run"
     if row["witness"] is not None:
         return "ok: killed" if upstream else "PROBLEM: survives test_pass_infra.py"
-    if upstream:
-        return "PROBLEM: rejected without a witness"
-    if row["name"] == OURS and project:
-        return "PROBLEM: this project's fix fails its own suites"
-    return "ok: accepted"
+    return "PROBLEM: rejected without a witness" if upstream else "ok: accepted"
 
 
 def run_variant(
-    index: int,
-    variant: Variant,
-    work: Path,
-    suites: Optional[List[Path]],
-    texts: Dict[str, str],
+    index: int, variant: Variant, work: Path, texts: Dict[str, str]
 ) -> Dict[str, object]:
     # Named by index: a variant's name may hold any character.
     tree = linked_tree(
         work / f"variant-{index:02d}",
         {**texts, PASS_BASE: with_call(texts[PASS_BASE], variant.text)},
     )
-    run = run_pytest(tree, [TEST_PASS_INFRA, *map(str, suites or [])])
-    upstream = sorted(
-        t.rsplit("::", 1)[-1] for t in run.failed if "test_pass_infra" in t
-    )
-    project = sorted(t for t in run.failed if "test_pass_infra" not in t)
-    ran_upstream = any("test_pass_infra" in t for t in run.passed | run.failed)
+    run = run_pytest(tree, [TEST_PASS_INFRA])
+    ran = bool(run.passed | run.failed)
     return {
-        "killed_by_upstream_class": upstream if ran_upstream else None,
-        "killed_by_project": project if suites else None,
+        "killed_by_upstream_class": (
+            sorted(t.rsplit("::", 1)[-1] for t in run.failed) if ran else None
+        ),
         "passed": len(run.passed),
     }
 
 
 def mutants(say: Callable[[str], None]) -> Dict[str, object]:
-    suites = project_suites()
     texts = installed_texts()
     say("the witnesses under every variant, in one process ...")
     seen = observe_witnesses()
@@ -146,7 +124,7 @@ def mutants(say: Callable[[str], None]) -> Dict[str, object]:
                 "witness": witness_of(variant.name, seen),
             }
             row["wrong"] = row["witness"] is not None
-            row.update(run_variant(index, variant, Path(work), suites, texts))
+            row.update(run_variant(index, variant, Path(work), texts))
             row["verdict"] = verdict(row)
             say(f"[{variant.name}] {row['verdict']}")
             return row
@@ -155,7 +133,6 @@ def mutants(say: Callable[[str], None]) -> Dict[str, object]:
             rows = list(pool.map(one, enumerate(VARIANTS)))
     return {
         "executorch": installed_version(),
-        "project_suites": [str(s) for s in suites] if suites else None,
         "witnesses_failing_the_fix": broken,
         "witnesses": seen,
         "variants": rows,

@@ -44,7 +44,6 @@ def render(table: Dict[str, object]) -> str:
         "variant",
         "witness: under the variant (unfixed; fix)",
         "killed by test_pass_infra.py",
-        "the project's suites",
         "verdict",
     ]
     body = [
@@ -52,7 +51,6 @@ def render(table: Dict[str, object]) -> str:
             str(r["name"]),
             witness_cell(r["witness"]),
             _names(r["killed_by_upstream_class"]),
-            _names(r["killed_by_project"]),
             str(r["verdict"]),
         ]
         for r in rows
