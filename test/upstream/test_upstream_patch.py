@@ -221,6 +221,17 @@ def test_regression_test_fails_on_a_tree_without_the_fix(unfixed_tree: Path) -> 
     assert "ImportError" not in run.output and "ModuleNotFound" not in run.output
 
 
+def test_the_test_hunk_adds_at_most_150_lines(patched: dict) -> None:
+    old = (executorch_dir() / TEST_PASS_INFRA).read_text().splitlines()
+    new = patched[TEST_PASS_INFRA].splitlines()
+    added = [
+        line
+        for line in difflib.unified_diff(old, new, lineterm="", n=0)
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    assert 100 < len(added) <= 150, len(added)
+
+
 def test_upstream_tests_use_nothing_of_torch_c_nor_exact_messages() -> None:
     source = (REPO / "exir" / "tests" / "test_pass_infra.py").read_text()
     for pin in ("torch._C", "_dispatch_tls", "assertRaisesRegex", ".constant,"):
