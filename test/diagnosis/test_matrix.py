@@ -16,6 +16,8 @@ from exportpass_fix.diagnosis.partitioners import PARTITIONERS, why_not
 from exportpass_fix.shared import release_table
 from exportpass_fix.shared.installed import installed_version
 
+pytestmark = pytest.mark.matrix
+
 # What CI builds from the wheel alone (webgpu and native are 1.5.x only).
 CI_PARTITIONERS = ["vulkan", "webgpu", "xnnpack", "native", "coreml"]
 TRIGGER_MODELS = [name for name, (_, trigger) in MODELS.items() if trigger]
