@@ -57,8 +57,8 @@ def reason(table: Dict[str, object]) -> str:
         f"Why: on ExecuTorch {first} to {last}, lowering aborts (fake mode"
         " mismatch, blamed on FuseBatchNormPass) for any model whose"
         " Vulkan/WebGPU partition computes from no input (sine position"
-        " embedding, RoPE cache); the fix changes only graphs whose inputs"
-        " are all lifted constants."
+        " embedding, RoPE cache); the fix changes only graphs whose tensor"
+        " inputs are all lifted constants."
     )
 
 
