@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 import pytest
 from conftest import git_repo
@@ -244,30 +244,32 @@ def test_no_author_is_refused_and_nothing_written(tmp_path: Path) -> None:
     )
 
 
-def test_cherry_pick_onto_an_unknown_branch_is_refused() -> None:
-    for branch in ("main", "release/1.3", "release/9.9"):
-        done = subprocess.run(
-            [sys.executable, "-m", "exportpass_fix", "cherry-pick", "--onto", branch],
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 2, done.stdout + done.stderr
-        (refusal,) = done.stderr.strip().splitlines()
-        assert f"{branch!r} is not a release branch this fix goes to" in refusal
-        assert done.stdout == ""
-
-
-def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
+def _refusal(command: str, *args: str) -> Tuple[str, str]:
+    """Runs ``command``, which must refuse: exit 2, one line on stderr.
+    Returns that line and stdout (where ``prove`` shows its progress)."""
     done = subprocess.run(
-        [sys.executable, "-m", "exportpass_fix", "cherry-pick"]
-        + ["--onto", "release/1.5", "--tracker", "24000"],
+        [sys.executable, "-m", "exportpass_fix", command, *args],
         capture_output=True,
         text=True,
     )
     assert done.returncode == 2, done.stdout + done.stderr
     (refusal,) = done.stderr.strip().splitlines()
+    return refusal, done.stdout
+
+
+def test_cherry_pick_onto_an_unknown_branch_is_refused() -> None:
+    for branch in ("main", "release/1.3", "release/9.9"):
+        refusal, stdout = _refusal("cherry-pick", "--onto", branch)
+        assert f"{branch!r} is not a release branch this fix goes to" in refusal
+        assert stdout == ""
+
+
+def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
+    refusal, stdout = _refusal(
+        "cherry-pick", "--onto", "release/1.5", "--tracker", "24000"
+    )
     assert "--tracker is for a reopened branch" in refusal
-    assert done.stdout == ""
+    assert stdout == ""
 
 
 @pytest.mark.parametrize(
@@ -278,16 +280,10 @@ def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
     ],
 )
 def test_releases_refuses_what_it_cannot_run(args: List[str], message: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "exportpass_fix", "releases", *args],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 2, done.stdout + done.stderr
-    (refusal,) = done.stderr.strip().splitlines()
+    refusal, stdout = _refusal("releases", *args)
     assert refusal.startswith("exportpass_fix releases: refused: ")
     assert message in refusal
-    assert done.stdout == ""
+    assert stdout == ""
 
 
 def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
@@ -320,15 +316,8 @@ def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
     checkout, ref, message = _prove_cases(tmp_path)[case]
     before = _snapshot(tmp_path)
 
-    done = subprocess.run(
-        [sys.executable, "-m", "exportpass_fix", "prove"]
-        + ["--checkout", checkout, "--ref", ref],
-        capture_output=True,
-        text=True,
-    )
+    refusal, _progress = _refusal("prove", "--checkout", checkout, "--ref", ref)
 
-    assert done.returncode == 2, done.stdout + done.stderr
-    (refusal,) = done.stderr.strip().splitlines()
     assert refusal.startswith("exportpass_fix prove: refused: ")
     assert message in refusal
     assert _snapshot(tmp_path) == before
