@@ -105,49 +105,54 @@ def _column(records: List[Dict], runs: List[Dict]) -> Dict[str, Dict]:
     }
 
 
+def _measure(
+    venv: Path, work: Path, executorch: str, torch: str, say: Callable[[str], None]
+) -> Dict[str, object]:
+    """The row's outcome and, where it ran, its two columns."""
+    why = _install(venv, executorch, torch)
+    if why is not None:
+        return {"outcome": "did not install", "why": why}
+    probe = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", PROBE], capture_output=True, text=True
+    )
+    if probe.returncode != 0:
+        return {"outcome": "did not import", "why": _last_line(probe.stderr)}
+    found = json.loads(_last_line(probe.stdout))
+    job = _job(Path(found["package"]))
+    columns = run_columns(
+        job,
+        say,
+        python=str(venv / "bin" / "python"),
+        env_extra={"PYTHONPATH": str(work / "pythonpath")},
+    )
+    fields: Dict[str, object] = {"torch_installed": found["torch"], "outcome": "ran"}
+    for name in COLUMNS:
+        column = columns[name]
+        steps = _column(column.records, job["runs"])  # type: ignore[arg-type]
+        if column.returncode != 0:
+            detail = column.bad_input or column.stderr_tail
+            steps["worker"] = {"ok": False, "detail": detail}
+        fields[name] = steps
+    return fields
+
+
 def run_pair(
     executorch: str, torch: str, work: Path, say: Callable[[str], None]
 ) -> Dict[str, object]:
     started = time.perf_counter()
-    row: Dict[str, object] = {"executorch": executorch, "torch": torch}
     venv = work / f"venv-{executorch}-{torch}"
+
+    def say_pair(line: str) -> None:
+        say(f"[{executorch} / torch {torch}] {line}")
+
+    row: Dict[str, object] = {"executorch": executorch, "torch": torch}
     try:
-        say(f"[{executorch} / torch {torch}] installing ...")
-        why = _install(venv, executorch, torch)
-        if why is None:
-            probe = subprocess.run(
-                [str(venv / "bin" / "python"), "-c", PROBE],
-                capture_output=True,
-                text=True,
-            )
-            if probe.returncode != 0:
-                row.update(outcome="did not import", why=_last_line(probe.stderr))
-            else:
-                found = json.loads(_last_line(probe.stdout))
-                row["torch_installed"] = found["torch"]
-                job = _job(Path(found["package"]))
-                path = work / "pythonpath"
-                columns = run_columns(
-                    job,
-                    lambda line: say(f"[{executorch} / torch {torch}] {line}"),
-                    python=str(venv / "bin" / "python"),
-                    env_extra={"PYTHONPATH": str(path)},
-                )
-                row["outcome"] = "ran"
-                for name in COLUMNS:
-                    column = columns[name]
-                    row[name] = _column(column.records, job["runs"])  # type: ignore
-                    if column.returncode != 0:
-                        row[name]["worker"] = {  # type: ignore[index]
-                            "ok": False,
-                            "detail": column.bad_input or column.stderr_tail,
-                        }
-        else:
-            row.update(outcome="did not install", why=why)
+        say_pair("installing ...")
+        row.update(_measure(venv, work, executorch, torch, say_pair))
     finally:
         shutil.rmtree(venv, ignore_errors=True)
     row["seconds"] = round(time.perf_counter() - started, 1)
-    say(f"[{executorch} / torch {torch}] {row['outcome']} ({row['seconds']} s)")
+    say_pair(f"{row['outcome']} ({row['seconds']} s)")
     return row
 
 
