@@ -13,6 +13,7 @@ from pathlib import Path
 from string import Template
 from typing import Dict, List, Optional, Sequence
 
+from ..shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from ..shared.release_table import regression_sentence
 
 SUBJECT = "Reuse the graph's fake mode when every ExportPass input is a constant"
@@ -26,8 +27,7 @@ TEMPLATE = HERE / "pr_description.md"
 TESTS = HERE / "tests_description.md"
 TESTS_ONLY_TEMPLATE = HERE / "tests_only_description.md"
 IDENTITY = re.compile(r"[^<>\n]+ <[^<>\s]+@[^<>\s]+>")
-FILES = "exir/pass_base.py exir/tests/test_pass_infra.py"
-TEST_FILE = "exir/tests/test_pass_infra.py"
+FILES = f"{PASS_BASE} {TEST_PASS_INFRA}"
 SUITE = "exir/tests --continue-on-collection-errors"
 LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
 
@@ -83,8 +83,8 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
     unfixed = data["test_pass_infra.py without the fix"]
     fixed = data["test_pass_infra.py with the fix"]
     lint = (
-        "`ufmt check` and `flake8` on `exir/pass_base.py` and"
-        f" `{TEST_FILE}`: no findings ({data['static checks']['linters']})."
+        f"`ufmt check` and `flake8` on `{PASS_BASE}` and"
+        f" `{TEST_PASS_INFRA}`: no findings ({data['static checks']['linters']})."
     )
     return "\n".join(
         [
@@ -94,7 +94,7 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
                 f" {env['executorch']}'s compiled parts, without / with the change:"
             ),
             fill(
-                f"- `python -m pytest {TEST_FILE}`: {_counts(unfixed)} / {_counts(fixed)}.",
+                f"- `python -m pytest {TEST_PASS_INFRA}`: {_counts(unfixed)} / {_counts(fixed)}.",
                 "  ",
             ),
             fill(
@@ -109,7 +109,7 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
 
 def commands_test_plan() -> str:
     """The Test plan without a proof: upstream's commands alone."""
-    commands = [f"python -m pytest {TEST_FILE}", f"python -m pytest {SUITE}"]
+    commands = [f"python -m pytest {TEST_PASS_INFRA}", f"python -m pytest {SUITE}"]
     return "\n".join(f"    {command}" for command in commands + LINTERS)
 
 
@@ -141,8 +141,8 @@ def tests_only_message(co_authors: Sequence[str], context: str, measured: str) -
         context=fill(f"{context} The tests check what users see:"),
         tests=TESTS.read_text(encoding="utf-8").rstrip("\n"),
         test_plan=(
-            f"    python -m pytest {TEST_FILE} \\\n"
-            "        -k TestExportPassFakeModeOfConstantInputs\n\n" + fill(measured)
+            f"    python -m pytest {TEST_PASS_INFRA} \\\n"
+            f"        -k {TEST_CLASS}\n\n" + fill(measured)
         ),
     )
     return with_trailers(body, co_authors)
