@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import List
 
 import pytest
 from conftest import git, REPO
@@ -77,14 +78,19 @@ def test_patch_applies_with_git_am_on_the_wheel_files(
     assert "2 files changed" in changed
 
 
-def test_patch_touches_only_call_and_appends_the_test(patched: dict) -> None:
-    old = (executorch_dir() / PASS_BASE).read_text().splitlines()
-    new = patched[PASS_BASE].splitlines()
-    changed = [
+def _diff_lines(patched: dict, path: str, signs: str) -> List[str]:
+    """The lines the patch adds (``+``) or removes (``-``) in ``path``."""
+    old = (executorch_dir() / path).read_text().splitlines()
+    new = patched[path].splitlines()
+    return [
         line
         for line in difflib.unified_diff(old, new, lineterm="", n=0)
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+        if line[:1] in signs and not line.startswith(("+++", "---"))
     ]
+
+
+def test_patch_touches_only_call_and_appends_the_test(patched: dict) -> None:
+    changed = _diff_lines(patched, PASS_BASE, "+-")
     assert 0 < len(changed) <= 25
     # The test file: its imports grow, everything after them is kept as it
     # is and the test code follows.
@@ -222,13 +228,7 @@ def test_regression_test_fails_on_a_tree_without_the_fix(unfixed_tree: Path) -> 
 
 
 def test_the_test_hunk_adds_at_most_150_lines(patched: dict) -> None:
-    old = (executorch_dir() / TEST_PASS_INFRA).read_text().splitlines()
-    new = patched[TEST_PASS_INFRA].splitlines()
-    added = [
-        line
-        for line in difflib.unified_diff(old, new, lineterm="", n=0)
-        if line.startswith("+") and not line.startswith("+++")
-    ]
+    added = _diff_lines(patched, TEST_PASS_INFRA, "+")
     assert 100 < len(added) <= 150, len(added)
 
 
