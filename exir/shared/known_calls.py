@@ -9,12 +9,15 @@ is refused rather than patched blind.
 
 ``EARLIER_FIX_SHA256`` holds this project's own earlier versions of the fixed
 ``call``: a tree or process that has one is already fixed, not unknown.
+
+``classify_call`` is the one place that tells these states apart; the patch
+maker and the backport each map its answer to their own action or refusal.
 """
 
 import hashlib
 from typing import Dict
 
-from .fix_source import unspliced_fix
+from .fix_source import fixed_call_text, unspliced_fix
 
 UNFIXED_CALL_SHA256: Dict[str, str] = {
     "5a1cf508fac4ec4ff849058e84e017c30b715a8eae5716ceb042e40cee2bbeff": (
@@ -42,3 +45,22 @@ def is_fix_of_a_known_call(text: str) -> bool:
     if unfixed is None:
         return False
     return hashlib.sha256(unfixed.encode("utf-8")).hexdigest() in UNFIXED_CALL_SHA256
+
+
+FIXED = "fixed"  # this package's call, or the fix made to a known unfixed one
+EARLIER_FIX = "earlier fix"  # one of this project's earlier fixed calls
+UNFIXED = "unfixed"  # a known unfixed call: the fix can be made to it
+UNKNOWN = "unknown"  # anything else: nobody can say from the text
+
+
+def classify_call(text: str) -> str:
+    """The state of a ``_ExportPassBase.call`` from its source text:
+    ``FIXED``, ``EARLIER_FIX``, ``UNFIXED`` or ``UNKNOWN``."""
+    sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if text == fixed_call_text() or is_fix_of_a_known_call(text):
+        return FIXED
+    if sha256 in EARLIER_FIX_SHA256:
+        return EARLIER_FIX
+    if sha256 in UNFIXED_CALL_SHA256:
+        return UNFIXED
+    return UNKNOWN

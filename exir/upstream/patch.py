@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from ..shared.fix_source import (
-    fixed_call_text,
     PASS_BASE,
     PATCHED_CLASS,
     PATCHED_METHOD,
@@ -26,9 +25,11 @@ from ..shared.fix_source import (
     TEST_PASS_INFRA,
 )
 from ..shared.known_calls import (
+    classify_call,
+    EARLIER_FIX,
     EARLIER_FIX_SHA256,
-    is_fix_of_a_known_call,
-    UNFIXED_CALL_SHA256,
+    FIXED,
+    UNKNOWN,
 )
 from ..shared.source_spans import method_span
 
@@ -68,14 +69,15 @@ def splice_pass_base(upstream: str, where: str) -> str:
             f"{where}: no {PATCHED_CLASS}.{PATCHED_METHOD} found; this is not"
             " a pass_base.py the patch knows"
         )
-    if span.text == fixed_call_text() or is_fix_of_a_known_call(span.text):
+    state = classify_call(span.text)
+    if state == FIXED:
         raise PatchRefused(f"{where}: the fix for #22309 is already applied")
-    if span.sha256 in EARLIER_FIX_SHA256:
+    if state == EARLIER_FIX:
         raise PatchRefused(
             f"{where}: already fixed (earlier version of this fix,"
             f" {EARLIER_FIX_SHA256[span.sha256]})"
         )
-    if span.sha256 not in UNFIXED_CALL_SHA256:
+    if state == UNKNOWN:
         raise PatchRefused(
             f"{where}: {PATCHED_CLASS}.{PATCHED_METHOD} (lines"
             f" {span.start}-{span.end}, sha256 {span.sha256[:12]}) differs from"
