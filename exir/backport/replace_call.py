@@ -1,23 +1,26 @@
 """The backport: install the fixed ``_ExportPassBase.call`` on a running
 ExecuTorch, 1.0.0 to 1.5.1.
 
-Only a ``call`` whose source fingerprint is a known unfixed version is
-replaced, by that very text with the fix's change made
+What stands on the class is identified as ``identify`` says. Only a known
+unfixed version is replaced, by that very text with the fix's change made
 (``fix_source.spliced_fix``): on 1.1.0 and later that is exactly the method
 in this package's ``pass_base.py``, the lines the patch maker splices
 upstream; on 1.0.x it is 1.0.x's own ``call`` with the same change, so
 #16222 (1.1.0's change for graphs without any FakeTensor) is not pulled in.
-The method is compiled in the namespace of the installed
+Anything else is left alone: "fixed" if it keeps one fake mode on the issue's
+graph, else refused. The method is compiled in the namespace of the installed
 ``executorch.exir.pass_base``, so its names resolve exactly as they would in
 the patched file. Importing this module imports neither torch nor
 executorch.
 """
 
 import contextlib
-import inspect
 import logging
+import threading
 import types
 from typing import Callable, Iterator, Optional
+
+from ..shared import known_calls
 
 from ..shared.fix_source import (
     FIX_FILE,
@@ -27,14 +30,10 @@ from ..shared.fix_source import (
     spliced_fix,
 )
 from ..shared.installed import installed_version
-from ..shared.known_calls import (
-    EARLIER_FIX_SHA256,
-    is_fix_of_a_known_call,
-    KNOWN_RANGE,
-    UNFIXED_CALL_SHA256,
-)
 from ..shared.method_code import compiled_method
 from ..shared.source_spans import Span
+
+from .identify import behaves_fixed, describe, identify, wraps
 
 logger: logging.Logger = logging.getLogger("exportpass_fix")
 
@@ -48,22 +47,17 @@ class BackportRefused(RuntimeError):
     """The installed ExecuTorch's ``call`` is not one the backport knows."""
 
 
+# apply(), revert() and the applied() blocks read and change the class and
+# _State together, under this one lock.
+_LOCK = threading.RLock()
+
+
 class _State:
+    cls: Optional[type] = None  # the class whose call the fix replaced
     original: Optional[Callable[..., object]] = None
     installed: Optional[Callable[..., object]] = None
-
-
-def _live_call_span(pass_base: types.ModuleType) -> Span:
-    call = pass_base._ExportPassBase.__dict__[PATCHED_METHOD]
-    try:
-        lines, _ = inspect.getsourcelines(call)
-    except (OSError, TypeError) as error:
-        raise BackportRefused(
-            f"executorch {installed_version()}: cannot read the source of"
-            f" {PATCHED_CLASS}.{PATCHED_METHOD} to recognise it ({error});"
-            " nothing was changed"
-        ) from None
-    return Span(lines, 1, len(lines))
+    permanent = False  # an apply() keeps the fix until revert()
+    scopes = 0  # open applied() blocks that keep it
 
 
 def fixed_call(
@@ -78,8 +72,9 @@ def fixed_call(
     )
 
 
-def _fixed_for(pass_base: types.ModuleType, unfixed: Span, fix: Span) -> Callable:
+def _fixed_for(pass_base: types.ModuleType, unfixed: Span) -> Callable:
     """The installed, known unfixed ``call`` with the fix's change made."""
+    fix = fixed_call_span()
     text = spliced_fix(unfixed.text)
     assert text is not None, "a known unfixed call has the lines the fix changes"
     if text == fix.text:
@@ -88,53 +83,42 @@ def _fixed_for(pass_base: types.ModuleType, unfixed: Span, fix: Span) -> Callabl
     return compiled_method(pass_base, PATCHED_CLASS, text, where)
 
 
-def _behaves_fixed() -> bool:
-    """``is_fixed()``, and False when the check cannot run on this ExecuTorch."""
-    try:
-        return is_fixed()
-    except Exception:  # an ExecuTorch too different to check: not fixed
-        logger.debug("behavioural check failed", exc_info=True)
-        return False
+def _install(pass_base: types.ModuleType) -> str:
+    """``apply_to`` without the lock and the bookkeeping of who holds it."""
+    cls = pass_base._ExportPassBase
+    current = cls.__dict__[PATCHED_METHOD]  # read once: all below judges it
+    if _State.installed is not None and wraps(current, _State.installed):
+        return ALREADY_APPLIED
+    state, reason, span = identify(current)
+    if state == known_calls.UNFIXED and span is not None:
+        fixed = _fixed_for(pass_base, span)
+        setattr(cls, PATCHED_METHOD, fixed)
+        _State.cls, _State.original, _State.installed = cls, current, fixed
+        logger.info("exportpass_fix applied to executorch %s", installed_version())
+        return APPLIED
+    if behaves_fixed(current):
+        logger.info("executorch %s has the fix already", installed_version())
+        return EARLIER_FIX if state == known_calls.EARLIER_FIX else FIXED_UPSTREAM
+    raise BackportRefused(
+        f"executorch {installed_version()}: {PATCHED_CLASS}.{PATCHED_METHOD} is"
+        f" {describe(current)}: {reason or 'its text is the fix'}, and it does"
+        " not behave fixed on #22309's graph; nothing was changed"
+    )
 
 
 def apply_to(pass_base: types.ModuleType) -> str:
-    """Install the fix on ``pass_base`` (an imported executorch.exir.pass_base).
+    """Install the fix on ``pass_base`` (an imported executorch.exir.pass_base)
+    until ``revert()``.
 
     Returns ``APPLIED``, ``ALREADY_APPLIED``, ``FIXED_UPSTREAM`` or
-    ``EARLIER_FIX``; raises ``BackportRefused``, changing nothing, when
-    ``call`` is unknown.
+    ``EARLIER_FIX``; raises ``BackportRefused``, changing nothing,
+    when ``call`` is neither known nor behaves fixed.
     """
-    cls = pass_base._ExportPassBase
-    current = cls.__dict__[PATCHED_METHOD]
-    if _State.installed is not None and current is _State.installed:
-        return ALREADY_APPLIED
-    span = _live_call_span(pass_base)
-    fix_span = fixed_call_span()
-    if span.text == fix_span.text or is_fix_of_a_known_call(span.text):
-        logger.info("executorch %s already has the fix", installed_version())
-        return FIXED_UPSTREAM
-    if span.sha256 in EARLIER_FIX_SHA256:
-        logger.info(
-            "executorch %s has an earlier version of this fix", installed_version()
-        )
-        return EARLIER_FIX
-    if span.sha256 not in UNFIXED_CALL_SHA256:
-        if _behaves_fixed():
-            logger.info(
-                "executorch %s fixes #22309 already; nothing to do",
-                installed_version(),
-            )
-            return FIXED_UPSTREAM
-        raise BackportRefused(
-            f"executorch {installed_version()}: {PATCHED_CLASS}.{PATCHED_METHOD}"
-            f" (sha256 {span.sha256[:12]}) is not a version the backport knows"
-            f" ({KNOWN_RANGE}); nothing was changed"
-        )
-    fixed = _fixed_for(pass_base, span, fix_span)
-    _State.original, _State.installed = current, fixed
-    cls.call = fixed
-    logger.info("exportpass_fix applied to executorch %s", installed_version())
-    return APPLIED
+    with _LOCK:
+        status = _install(pass_base)
+        if status in (APPLIED, ALREADY_APPLIED):
+            _State.permanent = True
+        return status
 
 
 def apply() -> str:
@@ -144,28 +128,44 @@ def apply() -> str:
     return apply_to(pass_base)
 
 
-def revert() -> bool:
-    """Restore the original ``call``; False if the fix was not installed."""
-    if _State.installed is None:
+def _release() -> bool:
+    """Restore the original ``call`` once nothing keeps the fix; True only
+    when the original was put back now."""
+    if _State.cls is None or _State.permanent or _State.scopes:
         return False
-    from executorch.exir import pass_base
+    restored = _State.cls.__dict__.get(PATCHED_METHOD) is _State.installed
+    if restored:  # else someone replaced it since: theirs is left alone
+        setattr(_State.cls, PATCHED_METHOD, _State.original)
+    _State.cls = _State.original = _State.installed = None
+    return restored
 
-    cls = pass_base._ExportPassBase
-    if cls.__dict__[PATCHED_METHOD] is _State.installed:
-        cls.call = _State.original
-    _State.original = _State.installed = None
-    return True
+
+def revert() -> bool:
+    """Undo ``apply()``: the original ``call`` is back once no ``applied()``
+    block is open. True only when it was restored by this call."""
+    with _LOCK:
+        _State.permanent = False
+        return _release()
 
 
 @contextlib.contextmanager
 def applied() -> Iterator[str]:
-    """The fix installed for the ``with`` block, then reverted if installed here."""
-    status = apply()
+    """The fix for the ``with`` block. Blocks nest and overlap across threads
+    and tasks: the fix stays until the last open block exits, and for good
+    if ``apply()`` was called meanwhile (until ``revert()``)."""
+    from executorch.exir import pass_base
+
+    with _LOCK:
+        status = _install(pass_base)
+        holds = status in (APPLIED, ALREADY_APPLIED)
+        _State.scopes += holds
     try:
         yield status
     finally:
-        if status == APPLIED:
-            revert()
+        if holds:
+            with _LOCK:
+                _State.scopes -= 1
+                _release()
 
 
 def is_fixed() -> bool:

@@ -6,7 +6,7 @@ Used by ``is_fixed`` (a behavioural check), ``python -m exportpass_fix check``
 and the benchmark. Importing it imports torch.
 """
 
-from typing import List, Set, Union
+from typing import Any, Callable, List, Set, Union
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
@@ -62,6 +62,16 @@ def modes_after_export_pass() -> int:
 
     graph_module = constant_mul_graph(FakeTensorMode(allow_non_fake_inputs=True))
     return len(fake_modes(ExportPass()(graph_module).graph_module))
+
+
+def modes_after_call(call: Callable[..., Any]) -> int:
+    """How many FakeTensorModes ``call`` (some ``_ExportPassBase.call``, not
+    necessarily the class's own) leaves in the issue's graph, run as the
+    method of an ``ExportPass``."""
+    from executorch.exir.pass_base import ExportPass
+
+    graph_module = constant_mul_graph(FakeTensorMode(allow_non_fake_inputs=True))
+    return len(fake_modes(call(ExportPass(), graph_module).graph_module))
 
 
 class SineFrequencies(torch.nn.Module):
