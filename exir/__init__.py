@@ -1,11 +1,21 @@
 """executorch-exportpass-fix: the fix for pytorch/executorch#22309.
 
-``pass_base.py`` and ``tests/test_pass_infra.py`` hold what this project
-contributes to upstream's files of the same paths. The tooling around them
-serves three jobs, a folder each: ``upstream`` (the patch and its proof),
-``backport`` (the fix on the installed wheel), ``diagnosis`` (is #22309 what
-blocks a user's export); ``shared`` holds what more than one job needs.
-Importing this package imports neither torch nor executorch.
+The backport, for the ExecuTorch installed here (1.0.0 to 1.5.1):
+
+- ``apply()``: install the fixed ``_ExportPassBase.call`` until ``revert()``;
+  returns "applied", "already applied", "fixed upstream" or "already fixed
+  (earlier version of this fix)".
+- ``revert()``: undo ``apply()``; True only when the original is back.
+- ``applied()``: the fix for a ``with`` block; blocks nest and overlap across
+  threads, and the fix stays until the last one exits.
+- ``is_fixed()``: whether this process has the fix, by behaviour.
+- ``BackportRefused``: raised, changing nothing, for a ``call`` that is
+  neither known nor behaves fixed. ``installed_version()``: ExecuTorch's.
+
+Or run a script with ``EXPORTPASS_FIX=1``. ``pass_base.py`` and
+``tests/test_pass_infra.py`` hold what this project contributes upstream;
+``python -m exportpass_fix --help`` lists the commands. Importing this
+package imports neither torch nor executorch.
 """
 
 _BACKPORT_NAMES = (
@@ -27,3 +37,7 @@ def __getattr__(name: str) -> object:
 
         return getattr(replace_call, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(__all__))

@@ -46,6 +46,13 @@ def test_public_names_are_the_backports() -> None:
         assert getattr(exportpass_fix, name) is getattr(replace_call, name)
 
 
+def test_public_names_are_listed_and_explained() -> None:
+    listed = [name for name in dir(exportpass_fix) if not name.startswith("_")]
+
+    assert set(PUBLIC) <= set(listed)
+    assert all(f"``{name}" in (exportpass_fix.__doc__ or "") for name in PUBLIC)
+
+
 def _commands(help_text: str) -> list:
     """The commands ``--help`` lists under its jobs, in their order."""
     listing = help_text.split("positional arguments:")[0]
