@@ -5,6 +5,7 @@ upstream. The patch maker splices them into an ExecuTorch tree and the
 backport compiles the same method; both read them through this module.
 """
 
+import re
 from pathlib import Path
 from typing import List, Optional, Tuple
 
@@ -39,6 +40,15 @@ def regression_test_source() -> str:
     source = TEST_FILE.read_text(encoding="utf-8")
     assert class_span(source, TEST_CLASS) is not None, f"{TEST_FILE} lost {TEST_CLASS}"
     return source
+
+
+def what_each_test_rules_out() -> List[Tuple[str, str]]:
+    """(test name, its first comment without ``#``) for each test of the
+    test class: the wrong fix it rules out, or the behaviour it keeps."""
+    span = class_span(regression_test_source(), TEST_CLASS)
+    assert span is not None
+    found = re.findall(r"^    def (test_\w+)\(.*\n\s+# (.+)$", span.text, re.M)
+    return [(name, comment.strip()) for name, comment in found]
 
 
 # The fix as a change to any known unfixed ``call``: the lines it adds after

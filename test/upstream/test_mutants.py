@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from exportpass_fix.shared.fix_source import what_each_test_rules_out
 from exportpass_fix.upstream.mutants import installed_texts, OK, run_variant
 from exportpass_fix.upstream.variants import Variant, VARIANTS
 from exportpass_fix.upstream.witnesses import WITNESSES
@@ -77,6 +78,18 @@ def test_every_variant_without_a_witness_passes_test_pass_infra(table: dict) -> 
         assert row["verdict"] == "ok: accepted", row
     ours = table["variants"][0]
     assert ours["passed"] >= 14, ours  # upstream's own tests and the 7 new
+
+
+@pytest.mark.mutants
+def test_each_test_that_says_it_rules_out_a_wrong_fix_kills_one(table: dict) -> None:
+    kills = {
+        test.rsplit("::", 1)[-1]
+        for row in table["variants"]
+        if row["wrong"]
+        for test in row["killed_by_upstream_class"]
+    }
+    for name, why in what_each_test_rules_out():
+        assert (name in kills) == why.startswith("Rules out "), (name, why)
 
 
 @pytest.mark.mutants
