@@ -11,10 +11,15 @@ import re
 import textwrap
 from pathlib import Path
 from string import Template
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
-from ..shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
-from ..shared.release_table import regression_sentence
+from ..shared.fix_source import (
+    PASS_BASE,
+    TEST_CLASS,
+    TEST_PASS_INFRA,
+    what_each_test_rules_out,
+)
+from ..shared.release_table import bitten_count
 
 SUBJECT = "Reuse the graph's fake mode when every ExportPass input is a constant"
 TESTS_ONLY_SUBJECT = "Add regression tests for #22309"
@@ -24,7 +29,6 @@ WIDTH = 72
 MAX_LINES = 30
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "pr_description.md"
-TESTS = HERE / "tests_description.md"
 TESTS_ONLY_TEMPLATE = HERE / "tests_only_description.md"
 IDENTITY = re.compile(r"[^<>\n]+ <[^<>\s]+@[^<>\s]+>")
 FILES = f"{PASS_BASE} {TEST_PASS_INFRA}"
@@ -32,10 +36,10 @@ SUITE = "exir/tests --continue-on-collection-errors"
 LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
 
 BREAKS = (
-    "through Vulkan or WebGPU, lowering aborts with \"fake mode ... doesn't"
-    ' match mode ..." (blamed on `FuseBatchNormPass`) for any model with a'
-    " subgraph computed from no input, such as a sine position embedding or"
-    " a RoPE cache."
+    'lowering aborts with "fake mode ... doesn\'t match mode ..." (blamed on'
+    " `FuseBatchNormPass`) when a partitioner delegates a subgraph whose only"
+    " inputs are lifted constants, as Vulkan and WebGPU do for a sine"
+    " position embedding or a RoPE cache computed in `forward`."
 )
 CAUSE = (
     "`_ExportPassBase.call` takes the fake mode from `self.inputs()`, which"
@@ -43,7 +47,7 @@ CAUSE = (
     " none and retraces under a new mode, so the graph ends with two. This"
     ' takes the mode from the placeholders\' `meta["val"]` when `inputs()`'
     " has no FakeTensor. #22310 (@msluszniak) and #22891 (@psiddh) address"
-    " the same bug; this PR is for the case that neither lands."
+    " the same bug."
 )
 
 
@@ -58,9 +62,10 @@ def fill(text: str, indent: str = "") -> str:
 
 
 def _counts(run: Dict[str, object]) -> str:
+    """Tests counted by id, which pytest's subtest reporting does not change."""
     failed = run["failed"]
-    count = len(failed) if isinstance(failed, list) else failed
-    return f"{run['passed']} passed" + (f" and {count} failed" if count else "")
+    count = len(failed) if isinstance(failed, list) else int(str(failed))
+    return f"{count} of {int(str(run['passed'])) + count} fail"
 
 
 def _suite_result(suite: Dict[str, object], env: Dict[str, str]) -> str:
@@ -72,6 +77,10 @@ def _suite_result(suite: Dict[str, object], env: Dict[str, str]) -> str:
             " parts, no torchvision)" if not env.get("torchvision") else " parts)"
         )
     return text
+
+
+def _pytest_version(env: Dict[str, str]) -> str:
+    return f" (pytest {env['pytest']})" if env.get("pytest") else ""
 
 
 def measured_test_plan(proof: Dict[str, object]) -> str:
@@ -91,7 +100,8 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
             fill(
                 f"On {proof['ref']} at {str(proof['commit'])[:12]} with Python"
                 f" {env['python']}, torch {env['torch']} and ExecuTorch"
-                f" {env['executorch']}'s compiled parts, without / with the change:"
+                f" {env['executorch']}'s compiled parts, tests counted by id"
+                f"{_pytest_version(env)}, without / with the change:"
             ),
             fill(
                 f"- `python -m pytest {TEST_PASS_INFRA}`: {_counts(unfixed)} / {_counts(fixed)}.",
@@ -124,29 +134,37 @@ def commit_message(
     releases: Optional[Dict[str, object]] = None,
 ) -> str:
     """The body that follows the Subject: line, trailers included;
-    ``releases``: the release table (``release_table.load()``)."""
-    regression = regression_sentence(releases) if releases else ""
+    ``releases``: the release table (``release_table.load()``), whose
+    measured range of releases the summary names."""
+    measured = ""
+    if releases:
+        count, first, last = bitten_count(releases)
+        measured = f"All {count} releases measured, {first} to {last}, have it."
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
-        summary=fill(f"Fixes #22309: {BREAKS} {regression}".strip()),
+        summary=fill(f"Fixes #22309: {BREAKS} {measured}".strip()),
         cause=fill(CAUSE),
         test_plan=measured_test_plan(proof) if proof else commands_test_plan(),
     )
     return with_trailers(body, co_authors)
 
 
+def tests_and_what_they_rule_out() -> str:
+    """One bullet per new test: its name and the wrong fix it rules out."""
+    return "\n".join(
+        fill(f"- `{name}`: {why[0].lower()}{why[1:]}", "  ")
+        for name, why in what_each_test_rules_out()
+    )
+
+
 def tests_only_message(co_authors: Sequence[str], context: str, measured: str) -> str:
     """The tests-only body: ``context`` says what fix they go with,
     ``measured`` what the tests printed on the tree."""
     body = Template(TESTS_ONLY_TEMPLATE.read_text(encoding="utf-8")).substitute(
-        context=fill(f"{context} The tests check what users see:"),
-        tests=TESTS.read_text(encoding="utf-8").rstrip("\n"),
+        context=fill(f"{context} What each test rules out or keeps:"),
+        tests=tests_and_what_they_rule_out(),
         test_plan=(
             f"    python -m pytest {TEST_PASS_INFRA} \\\n"
             f"        -k {TEST_CLASS}\n\n" + fill(measured)
         ),
     )
     return with_trailers(body, co_authors)
-
-
-def body_lines(message: str) -> List[str]:
-    return message.rstrip("\n").splitlines()

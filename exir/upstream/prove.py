@@ -69,6 +69,7 @@ def environment() -> Dict[str, str]:
         torchvision = ""
     return {
         "python": platform.python_version(),
+        "pytest": metadata.version("pytest"),
         "torch": metadata.version("torch"),
         "torchvision": torchvision,
         "executorch": installed_version(),

@@ -104,20 +104,23 @@ def test_the_body_quotes_the_proof_of_this_patch(
     assert (
         f"On HEAD at {proof['commit'][:12]} with Python {env['python']}, torch"
         f" {env['torch']} and ExecuTorch {env['executorch']}'s compiled parts,"
-        " without / with the change:" in plan
+        f" tests counted by id (pytest {env['pytest']}), without / with the"
+        " change:" in plan
     )
     unfixed = data["test_pass_infra.py without the fix"]
     fixed = data["test_pass_infra.py with the fix"]
+    total = unfixed["passed"] + len(FAIL_UNFIXED)
+    assert fixed["passed"] == total
     assert (
-        f"`python -m pytest exir/tests/test_pass_infra.py`: {unfixed['passed']}"
-        f" passed and {len(FAIL_UNFIXED)} failed / {fixed['passed']} passed." in plan
+        f"`python -m pytest exir/tests/test_pass_infra.py`: {len(FAIL_UNFIXED)}"
+        f" of {total} fail / 0 of {total} fail." in plan
     )
     suite = data["exir/tests differential"]
     before, after = suite["unpatched"], suite["patched"]
     assert (
         f"`python -m pytest exir/tests --continue-on-collection-errors`:"
-        f" {before['passed']} passed and {before['failed']} failed /"
-        f" {after['passed']} passed and {after['failed']} failed (the same"
+        f" {before['failed']} of {before['passed'] + before['failed']} fail /"
+        f" {after['failed']} of {after['passed'] + after['failed']} fail (the same"
         f" {after['failed']}, in this setup:" in plan
     )
     assert f"no findings ({data['static checks']['linters']})." in plan
