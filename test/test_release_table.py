@@ -1,6 +1,6 @@
 """The committed release table: every release from 1.0.0 has a row, a row
 that did not run says why, the docs carry its rendering, and the PR body's
-regression sentence and the cherry-pick category follow from it."""
+range of releases and the cherry-pick category follow from it."""
 
 import re
 
@@ -54,25 +54,46 @@ def test_every_bitten_release_is_fixed_by_the_backport() -> None:
 
 def test_the_body_and_the_cherry_pick_say_what_the_table_says() -> None:
     table = release_table.load()
-    sentence = release_table.regression_sentence(table)
-    category = release_table.cherry_pick_category(table)
+    count, first, last = release_table.bitten_count(table)
 
-    assert sentence in " ".join(commit_message([], releases=table).split())
+    body = " ".join(commit_message([], releases=table).split())
+    assert f"All {count} releases measured, {first} to {last}, have it." in body
+    assert "regression" not in body
+    for onto in ("release/1.5", "release/1.4"):
+        category = release_table.cherry_pick_category(table, onto)
+        assert category == "critical", onto  # every 1.3.x and 1.4.x row aborts
     bot_command = request("release/1.5", table=table)
-    assert re.search(rf" -c {category} --fixes #22309$", bot_command, re.M)
-    found = release_table.regressions(table)
-    if not found:
-        assert category == "critical" and "no regression" in sentence
-    else:
-        assert category == "regression" and sentence.startswith("It is a regression")
-        for label, lowering, failing in found:
-            assert f"since {failing} for {label}, which {lowering} lowers" in sentence
+    assert re.search(r" -c critical --fixes #22309$", bot_command, re.M)
 
 
-def test_a_cause_is_named_only_for_a_regression_the_table_shows() -> None:
-    found = {
-        (label, failing)
-        for label, _, failing in release_table.regressions(release_table.load())
+def _row(release: str, lowers: bool) -> dict:
+    step = {"ok": lowers, "is_22309": not lowers}
+    return {
+        "executorch": release,
+        "outcome": "ran",
+        "unpatched": {"vulkan dinov2-interpolated": step},
     }
 
-    assert set(release_table.CAUSES) <= found
+
+def test_regression_only_where_the_line_before_the_target_lowers() -> None:
+    table = {
+        "rows": [
+            _row("1.0.1", True),
+            _row("1.1.0", False),
+            _row("1.4.1", True),
+            _row("1.5.0", False),
+            _row("1.5.1", False),
+        ]
+    }
+
+    assert release_table.cherry_pick_category(table, "release/1.5") == "regression"
+    assert release_table.regressions_into(table, (1, 5)) == ["DINOv2 on Vulkan"]
+    # 1.1.x regressed on 1.0.x; for release/1.4 the line before, 1.1.x, aborts too.
+    assert release_table.cherry_pick_category(table, "release/1.1") == "regression"
+    lowering_1_4 = {"rows": [r for r in table["rows"] if r["executorch"] != "1.4.1"]}
+    assert release_table.cherry_pick_category(lowering_1_4, "release/1.5") == (
+        "critical"
+    )
+    # A target release that lowers it is no regression of the target line.
+    mixed = {"rows": [*table["rows"], _row("1.5.2", True)]}
+    assert release_table.cherry_pick_category(mixed, "release/1.5") == "critical"

@@ -1,7 +1,7 @@
 """The release table: which ExecuTorch (and torch) releases #22309 bites,
 as ``releases --json`` measured it, committed in ``releases.json``.
 
-The PR body's regression sentence and the cherry-pick category are read
+The PR body's range of releases and the cherry-pick category are read
 from it, never written by hand; the docs carry its rendering (tested).
 """
 
@@ -127,14 +127,6 @@ def render_markdown(table: Dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-# What a bisect on the wheels found to start a regression the table shows,
-# confirmed by experiment (docs/evidence.md#why-dinov2-on-vulkan-regressed).
-CAUSES: Dict[Tuple[str, str], str] = {
-    ("DINOv2 on Vulkan", "1.1.0"): "#15677 made Vulkan delegate dtype-changing"
-    " copies",
-}
-
-
 def _label(step: str) -> str:
     for label, model, partitioner in RUNS:
         if step == f"{partitioner} {model}":
@@ -142,30 +134,28 @@ def _label(step: str) -> str:
     return step
 
 
-def regressions(table: Dict[str, object]) -> List[Tuple[str, str, str]]:
-    """(check, the last release that lowers it, the first after that does
-    not) for each check that an earlier release lowers and every 1.4.x and
-    1.5.x row aborts on with #22309."""
-    rows = sorted(_ran(table), key=lambda row: _version(row["executorch"]))
-    current = [r for r in rows if _version(r["executorch"]) >= (1, 4)]
-    found = []
-    steps = dict.fromkeys(s for r in rows for s in r["unpatched"] if s != "import")
-    for step in steps:
-        if not current or not all(
-            r["unpatched"].get(step, {}).get("is_22309") for r in current
-        ):
-            continue
-        lowering = [
-            r
-            for r in rows
-            if _version(r["executorch"]) < (1, 4)
-            and r["unpatched"].get(step, {}).get("ok")
-        ]
-        if lowering:
-            last = lowering[-1]["executorch"]
-            after = [r for r in rows if _version(r["executorch"]) > _version(last)]
-            found.append((_label(step), last, after[0]["executorch"]))
-    return found
+def _line(version: str) -> Tuple[int, ...]:
+    return _version(version)[:2]
+
+
+def regressions_into(table: Dict[str, object], line: Tuple[int, ...]) -> List[str]:
+    """The checks that every release of ``line`` (e.g. (1, 5)) aborts on with
+    #22309 and some release of the line before it lowers: what the target
+    line regressed on, as a release tracker means "regression"."""
+    rows = _ran(table)
+    target = [r for r in rows if _line(r["executorch"]) == line]
+    before = sorted({_line(r["executorch"]) for r in rows} - {line})
+    before = [b for b in before if b < line]
+    if not target or not before:
+        return []
+    previous = [r for r in rows if _line(r["executorch"]) == before[-1]]
+    steps = dict.fromkeys(s for r in target for s in r["unpatched"] if s != "import")
+    return [
+        _label(step)
+        for step in steps
+        if all(r["unpatched"].get(step, {}).get("is_22309") for r in target)
+        and any(r["unpatched"].get(step, {}).get("ok") for r in previous)
+    ]
 
 
 def bitten_range(table: Dict[str, object]) -> Tuple[str, str]:
@@ -173,26 +163,16 @@ def bitten_range(table: Dict[str, object]) -> Tuple[str, str]:
     return releases[0], releases[-1]
 
 
-def regression_sentence(table: Dict[str, object]) -> str:
+def bitten_count(table: Dict[str, object]) -> Tuple[int, str, str]:
+    """How many releases the table shows bitten, the first and the last."""
+    releases = {r["executorch"] for r in _ran(table) if bitten(r)}
     first, last = bitten_range(table)
-    found = regressions(table)
-    if not found:
-        return (
-            f"ExecuTorch {first} to {last} all fail this way, so it is no"
-            " regression of a 1.x release."
-        )
-    parts = []
-    for label, lowering, failing in found:
-        cause = CAUSES.get((label, failing))
-        parts.append(
-            f"since {failing} for {label}, which {lowering} lowers"
-            + (f" ({cause})" if cause else "")
-        )
-    return (
-        f"It is a regression {'; and '.join(parts)}; the bug itself is in"
-        f" {first} to {last}."
-    )
+    return len(releases), first, last
 
 
-def cherry_pick_category(table: Dict[str, object]) -> str:
-    return "regression" if regressions(table) else "critical"
+def cherry_pick_category(table: Dict[str, object], onto: str) -> str:
+    """``regression`` where the line before ``onto`` (release/1.5: 1.4.x)
+    lowers what ``onto``'s releases abort on; otherwise ``critical``: the
+    trackers' first criterion, critical fixes in core components (exir)."""
+    line = _version(onto.rsplit("/", 1)[-1])
+    return "regression" if regressions_into(table, line) else "critical"

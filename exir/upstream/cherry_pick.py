@@ -5,8 +5,15 @@ The bot (``.github/scripts/cherry_pick.py``) takes ``@pytorchbot cherry-pick
 --onto BRANCH -c CATEGORY --fixes #N`` on the landed trunk PR, opens the
 release-branch PR itself and posts the tracker comment itself, on the open
 tracker labelled "release tracker": nothing of that is written by hand. Its
-category is read from the committed release table: ``regression`` if an
-earlier release lowers what 1.4.x and 1.5.x abort on, else ``critical``.
+category is read from the committed release table: ``regression`` if the
+release line before the target (1.4.x for release/1.5) lowers what the
+target's releases abort on, else ``critical`` (the trackers' first
+criterion: critical fixes in core components, exir among them).
+
+1.5.1 has shipped (2026-09-18, pytorch/test-infra #8837): the command for
+release/1.5 applies once a 1.5.2 release tracker opens; until a patch
+release opens, users get the fix from main's next release and from the
+backport.
 
 release/1.4's tracker (#20552) is closed and 1.4.1 has shipped: a pick
 lands there only if a 1.4.2 is opened (``--tracker``). The bot's pick would
@@ -15,9 +22,14 @@ PR comes from ``patch --tree``, with the comment the bot would have posted.
 """
 
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
-from ..shared.release_table import bitten_range, cherry_pick_category, load
+from ..shared.release_table import (
+    bitten_range,
+    cherry_pick_category,
+    load,
+    regressions_into,
+)
 
 TO_FILL = "<to be filled by the person who opens it>"
 
@@ -26,6 +38,7 @@ TO_FILL = "<to be filled by the person who opens it>"
 class ReleaseBranch:
     build_file: str
     closed: str = ""  # why nothing lands there unless a tracker is reopened
+    shipped: str = ""  # the branch's last release, when it shipped
 
 
 RELEASE_BRANCHES: Dict[str, ReleaseBranch] = {
@@ -34,9 +47,22 @@ RELEASE_BRANCHES: Dict[str, ReleaseBranch] = {
         "its tracker #20552 is closed and 1.4.1 has shipped: a pick lands only"
         " if a 1.4.2 is opened",
     ),
-    "release/1.5": ReleaseBranch("exir/tests/targets.bzl"),
+    "release/1.5": ReleaseBranch(
+        "exir/tests/targets.bzl", shipped="1.5.1 has shipped (2026-09-18)"
+    ),
 }
+UNTIL_THEN = (
+    "Until a patch release opens, users get the fix from main's next release,"
+    " and now from the backport."
+)
 MAIN_BUILD_FILE = "exir/tests/targets.bzl"
+
+
+def _next_patch(onto: str) -> str:
+    """The patch release a pick onto ``onto`` would land in."""
+    shipped = RELEASE_BRANCHES[onto].shipped.split()[0]  # "1.5.1"
+    major, minor, patch = shipped.split(".")
+    return f"{major}.{minor}.{int(patch) + 1}"
 
 
 class CherryPickRefused(ValueError):
@@ -51,15 +77,26 @@ def _link(value: Optional[str]) -> str:
     return value
 
 
-def reason(table: Dict[str, object]) -> str:
+def reason(table: Dict[str, object], onto: str) -> str:
+    """The one line posted beside the bot command."""
     first, last = bitten_range(table)
-    return (
-        f"Why: on ExecuTorch {first} to {last}, lowering aborts (fake mode"
-        " mismatch, blamed on FuseBatchNormPass) for any model whose"
-        " Vulkan/WebGPU partition computes from no input (sine position"
-        " embedding, RoPE cache); the fix changes only graphs whose tensor"
-        " inputs are all lifted constants."
+    regressed = regressions_into(table, _line(onto))
+    why = (
+        f"a regression: {', '.join(regressed)} lowered on the line before"
+        if regressed
+        else "a critical fix in exir, a core component; the bug is in every"
+        f" release measured, {first} to {last}"
     )
+    return (
+        f"Why ({why}): lowering aborts (fake mode mismatch, blamed on"
+        " FuseBatchNormPass) when a partitioner delegates a subgraph whose only"
+        " inputs are lifted constants, as Vulkan and WebGPU do; the change is"
+        " to _ExportPassBase.call alone."
+    )
+
+
+def _line(onto: str) -> Tuple[int, ...]:
+    return tuple(int(part) for part in onto.rsplit("/", 1)[-1].split("."))
 
 
 def _tracker_comment(
@@ -99,20 +136,24 @@ def request(
             " tracker itself"
         )
     table = table or load()
-    category = cherry_pick_category(table)
+    category = cherry_pick_category(table, onto)
     if branch.closed and tracker is None:
         return (
             f"Nothing to do on {onto}: {branch.closed}. If one is, rerun with"
-            " --tracker N.\n"
+            f" --tracker N.\n{UNTIL_THEN}\n"
         )
     if branch.build_file == MAIN_BUILD_FILE:
         return "\n".join(
             [
-                "Comment on the landed trunk PR (the bot opens the"
+                f"{branch.shipped}. The command below applies once a"
+                f" {_next_patch(onto)} release tracker opens.",
+                UNTIL_THEN,
+                "",
+                "On the landed trunk PR (the bot opens the"
                 f" {onto} PR and posts on the tracker):",
                 "",
                 f"@pytorchbot cherry-pick --onto {onto} -c {category} --fixes #22309",
-                reason(table),
+                reason(table, onto),
                 "",
             ]
         )

@@ -1,5 +1,6 @@
 """``cherry-pick --onto``: the bot's command and one line of reason for
-release/1.5, with the category the committed release table gives; for
+release/1.5, with the category the committed release table gives, and that
+1.5.1 has shipped; for
 release/1.4, that its tracker is closed, or, for a reopened one, the
 branch's own PR and the comment the bot would have posted."""
 
@@ -11,8 +12,7 @@ from exportpass_fix.shared import release_table
 from exportpass_fix.upstream.cherry_pick import request, TO_FILL
 
 BOT = re.compile(
-    r"@pytorchbot cherry-pick --onto release/1\.5 -c (regression|critical)"
-    r" --fixes #22309"
+    r"@pytorchbot cherry-pick --onto release/1\.5 -c critical --fixes #22309"
 )
 
 
@@ -32,37 +32,38 @@ def test_release_1_5_gets_the_bot_command_and_one_line_of_reason() -> None:
     commands = [line for line in lines if BOT.fullmatch(line)]
     assert len(commands) == 1
     assert [line for line in lines if "@pytorchbot" in line] == commands
-    category = release_table.cherry_pick_category(release_table.load())
-    assert f" -c {category} " in commands[0]
     reason = lines[lines.index(commands[0]) + 1]
-    assert reason.startswith("Why: ") and "Vulkan" in reason
+    assert reason.startswith("Why (a critical fix in exir") and "Vulkan" in reason
+    assert "only graphs whose tensor inputs" not in reason
+    # 1.5.1 has shipped: when the command applies, and where users get the
+    # fix until then.
+    text = " ".join(lines)
+    assert "1.5.1 has shipped (2026-09-18)" in text
+    assert "once a 1.5.2 release tracker opens" in text
+    assert "main's next release" in text and "the backport" in text
     # Nothing the bot posts itself.
-    text = "\n".join(lines)
     assert "Criteria Category" not in text and "Link to" not in text
+    assert all(len(line) <= 100 for line in lines if line != reason)
 
 
 def test_the_category_follows_the_table() -> None:
     table = release_table.load()
     rows = [row for row in table["rows"] if row.get("outcome") == "ran"]
-    since_1_1 = [r for r in rows if not r["executorch"].startswith("1.0.")]
-    earlier = dict(since_1_1[0])
-    lowering = {
-        **earlier,
-        "executorch": "1.0.9",
+    since_1_5 = [r for r in rows if r["executorch"].startswith("1.5.")]
+    lowering_1_4 = {
+        **since_1_5[0],
+        "executorch": "1.4.9",
         "unpatched": {
             name: {**step, "ok": True, "is_22309": None}
-            for name, step in earlier["unpatched"].items()
+            for name, step in since_1_5[0]["unpatched"].items()
         },
     }
 
-    expected = release_table.cherry_pick_category(table)
-    assert f"-c {expected} " in request("release/1.5", table=table)
-    assert "-c critical " in request("release/1.5", table={"rows": since_1_1})
-    regressed = {"rows": [lowering, *since_1_1]}
-    assert "-c regression " in request("release/1.5", table=regressed)
-    assert ("DINOv2 on Vulkan", "1.0.9", "1.1.0") in release_table.regressions(
-        regressed
-    )
+    assert "-c critical " in request("release/1.5", table=table)
+    regressed = {"rows": [lowering_1_4, *since_1_5]}
+    text = request("release/1.5", table=regressed)
+    assert "-c regression " in text and "Why (a regression: " in text
+    assert "DINOv2 on Vulkan" in text
 
 
 def test_release_1_4_says_its_tracker_is_closed() -> None:
@@ -90,7 +91,7 @@ def test_a_reopened_1_4_gets_its_own_pr_and_the_bots_comment() -> None:
     assert "exir/tests/TARGETS (main: exir/tests/targets.bzl)" in flat
     assert "patch --tree <checkout of release/1.4>" in flat
     assert "the tracker #24000" in flat
-    category = release_table.cherry_pick_category(release_table.load())
+    category = release_table.cherry_pick_category(release_table.load(), "release/1.4")
     comment = text.split("\n\n", 1)[1].strip().splitlines()
     assert comment == [
         "Link to landed trunk PR (if applicable):",
