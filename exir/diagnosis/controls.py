@@ -34,3 +34,55 @@ class BufferPositionTable(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.proj(x + self.table)
+
+
+class Int64RelativeBuckets(nn.Module):
+    """T5-style relative-position buckets computed in ``forward`` in int64
+    and looked up in an ``nn.Embedding``: the buckets depend on no input, but
+    the ops that make them are integer ones."""
+
+    def __init__(self, dim: int = 32, length: int = 16, buckets: int = 8):
+        super().__init__()
+        self.length, self.buckets = length, buckets
+        self.qk = nn.Linear(dim, 2 * dim)
+        self.bias = nn.Embedding(buckets, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(self.length)
+        relative = (positions[None, :] - positions[:, None]).abs()
+        exact = self.buckets // 2
+        large = exact + (relative - exact).clamp(min=0) // 2
+        bucket = torch.where(relative < exact, relative, large)
+        bucket = bucket.clamp(max=self.buckets - 1)
+        q, k = self.qk(x).chunk(2, dim=-1)
+        return q @ k.transpose(-2, -1) + self.bias(bucket).squeeze(-1)
+
+
+class TimestepSinusoid(nn.Module):
+    """A diffusion-style timestep embedding: the frequencies come from
+    ``arange`` in ``forward`` and meet the timestep input."""
+
+    def __init__(self, dim: int = 32):
+        super().__init__()
+        self.dim = dim
+        self.mlp = nn.Sequential(nn.Linear(dim, dim), nn.SiLU(), nn.Linear(dim, dim))
+
+    def forward(self, t: torch.Tensor) -> torch.Tensor:
+        half = self.dim // 2
+        steps = torch.arange(half, dtype=torch.float32) / half
+        freqs = torch.exp(-9.210340371976184 * steps)  # log(10000)
+        angles = t[:, None] * freqs[None]
+        return self.mlp(torch.cat((angles.cos(), angles.sin()), dim=-1))
+
+
+class DynamicLengthSine(nn.Module):
+    """A sine over the positions of an input whose length is dynamic in the
+    export: the positions depend on the input's symbolic size."""
+
+    def __init__(self, dim: int = 32):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(x.shape[1], dtype=torch.float32)
+        return self.proj(x + torch.sin(positions[:, None] / 100.0))

@@ -69,7 +69,7 @@ def _from_pt2(path: Path) -> Model:
     return Model(program, (args, kwargs), program.module(), f"loaded {path.name}")
 
 
-def _exported(value: object, where: str) -> Model:
+def _exported(value: object, where: str, dynamic_shapes: object = None) -> Model:
     import torch
 
     if isinstance(value, torch.export.ExportedProgram):
@@ -84,7 +84,7 @@ def _exported(value: object, where: str) -> Model:
         and isinstance(value[1], tuple)
     ):
         module, args = value
-        program = torch.export.export(module, args)
+        program = torch.export.export(module, args, dynamic_shapes=dynamic_shapes)
         return Model(program, (args, {}), module, f"exported {where}")
     raise BadModel(
         f"{where} is a {type(value).__name__}, not an ExportedProgram or a"
@@ -113,12 +113,12 @@ def _from_import(spec: str) -> Model:
 
 def load_model(spec: str, rtol: float = 1e-5, atol: float = 1e-5) -> Model:
     if spec.startswith("builtin:"):
-        from .models import build, MODELS
+        from .models import build, dynamic_shapes, MODELS
 
         name = spec.split(":", 1)[1]
         if name not in MODELS:
             raise BadModel(f"no built-in model {name!r}; known: {', '.join(MODELS)}")
-        model = _exported(build(name), spec)
+        model = _exported(build(name), spec, dynamic_shapes(name))
     elif is_pt2(spec):
         model = _from_pt2(Path(spec))
     else:

@@ -7,14 +7,20 @@ constants. Random weights; nothing is downloaded.
 """
 
 import math
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import torch
 from torch import nn
 
 from ..shared.repro import SineFrequencies
 
-from .controls import BufferPositionTable, PlainConvNet
+from .controls import (
+    BufferPositionTable,
+    DynamicLengthSine,
+    Int64RelativeBuckets,
+    PlainConvNet,
+    TimestepSinusoid,
+)
 
 
 class PositionEmbeddingSine(nn.Module):
@@ -156,7 +162,26 @@ MODELS: Dict[str, Tuple[ModelFactory, bool]] = {
         lambda: (BufferPositionTable(), (torch.randn(1, 16, 32),)),
         False,
     ),
+    "t5-int64-buckets": (
+        lambda: (Int64RelativeBuckets(), (torch.randn(1, 16, 32),)),
+        False,
+    ),
+    "timestep-sinusoid": (
+        lambda: (TimestepSinusoid(), (torch.tensor([10.0, 500.0]),)),
+        False,
+    ),
+    "dynamic-length-sine": (
+        lambda: (DynamicLengthSine(), (torch.randn(1, 16, 32),)),
+        False,
+    ),
 }
+# The models exported with a dynamic dimension: name -> torch.export's
+# dynamic_shapes (made on demand: torch.export.Dim needs torch).
+DYNAMIC = {"dynamic-length-sine": lambda: ({1: torch.export.Dim("length", max=64)},)}
+
+
+def dynamic_shapes(name: str) -> Optional[Tuple[Dict[int, object], ...]]:
+    return DYNAMIC[name]() if name in DYNAMIC else None
 
 
 def build(name: str) -> Tuple[nn.Module, Tuple[torch.Tensor, ...]]:
