@@ -86,3 +86,18 @@ class DynamicLengthSine(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(x.shape[1], dtype=torch.float32)
         return self.proj(x + torch.sin(positions[:, None] / 100.0))
+
+
+class PlainAttributeTable(nn.Module):
+    """A table kept as a plain tensor attribute (neither parameter nor
+    buffer), which ``torch.export`` lifts as a constant, scaled in
+    ``forward``: the scaling depends on no input."""
+
+    def __init__(self, length: int = 16, dim: int = 32) -> None:
+        super().__init__()
+        table = torch.arange(length * dim, dtype=torch.float32).reshape(length, dim)
+        self.table = torch.sin(table / 100.0)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.proj(x + self.table * 2.0)

@@ -18,6 +18,7 @@ from .controls import (
     BufferPositionTable,
     DynamicLengthSine,
     Int64RelativeBuckets,
+    PlainAttributeTable,
     PlainConvNet,
     TimestepSinusoid,
 )
@@ -160,6 +161,10 @@ MODELS: Dict[str, Tuple[ModelFactory, bool]] = {
     "conv-control": (lambda: (PlainConvNet(), (torch.randn(1, 3, 16, 16),)), False),
     "buffer-table-control": (
         lambda: (BufferPositionTable(), (torch.randn(1, 16, 32),)),
+        False,
+    ),
+    "plain-attribute-control": (
+        lambda: (PlainAttributeTable(), (torch.randn(1, 16, 32),)),
         False,
     ),
     "t5-int64-buckets": (
