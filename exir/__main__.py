@@ -7,10 +7,10 @@ input), with one line saying why and nothing written or changed.
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-CONSOLE_SCRIPT = "exportpass-fix"
+from .shared.report import prog
+
 DISTRIBUTION = "executorch-exportpass-fix"
 BACKPORT = (
     "Fix my installed ExecuTorch",
@@ -19,12 +19,6 @@ BACKPORT = (
         "(no command)": "exportpass_fix.apply(), or EXPORTPASS_FIX=1 python ...",
     },
 )
-
-
-def _prog() -> str:
-    """As the user called it: the console script or ``python -m``."""
-    called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
-    return CONSOLE_SCRIPT if called == CONSOLE_SCRIPT else "python -m exportpass_fix"
 
 
 def _version() -> str:
@@ -57,7 +51,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         (upstream_cli.TITLE, upstream_cli.DOCS, upstream_cli.COMMANDS),
     ]
     parser = argparse.ArgumentParser(
-        prog=_prog(),
+        prog=prog(),
         description=_listing(jobs),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -4,20 +4,23 @@ Two workers (see ``columns``), unpatched and with the backport, lower the
 model through the partitioners at the same time. Without ``--model`` and
 ``--partitioner`` it is the issue's own case: the issue's graph and reduced
 model through Vulkan. Exit status: 0 when every step of the backport column
-is ok, 1 when one is not, 2 for bad input.
+is ok or could not run here (no runtime: "not run"), 1 when one failed, 2
+for bad input, refused before any worker starts where it can be. Progress
+goes to stderr, the report to stdout, 100 columns wide unless ``--full``.
 """
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from ..shared.report import text_table
+from ..shared.report import cut, refuse, unknown_name
 
-from .columns import Column, COLUMNS, run_columns
-from .findings import verdict
-from .model_spec import BadModel, is_pt2, refuse_unreadable_pt2
-from .partitioners import PARTITIONERS
+from .columns import Column, COLUMNS, run_columns, table, WIDTH
+from .findings import diagnosis_lines, verdict
+from .model_spec import BadModel, BUILTIN_MODELS, is_pt2, refuse_unreadable_pt2
+from .partitioners import unknown, unusable_here
 
 DEFAULT_MODEL = "builtin:issue-reduced"
 DEFAULT_PARTITIONER = "vulkan"
@@ -42,13 +45,21 @@ class BadInput(ValueError):
 
 
 def validate(model: str, partitioners: List[str]) -> None:
-    """What the parent can refuse without importing anything."""
-    unknown = [name for name in partitioners if name not in PARTITIONERS]
-    if unknown:
-        raise BadInput(
-            f"unknown partitioner {unknown[0]!r}; known: {', '.join(PARTITIONERS)}"
-        )
-    if is_pt2(model):
+    """What the parent can refuse before torch or ExecuTorch is imported: the
+    partitioner names and what can be told of them without a backend, the
+    built-in model's name, and a .pt2 path."""
+    unknown_partitioner = unknown(partitioners)
+    if unknown_partitioner:
+        raise BadInput(unknown_partitioner)
+    for name in partitioners:
+        reason = unusable_here(name)
+        if reason is not None:
+            raise BadInput(f"partitioner {name!r} cannot be used here: {reason}")
+    if model.startswith("builtin:"):
+        name = model.split(":", 1)[1]
+        if name not in BUILTIN_MODELS:
+            raise BadInput(unknown_name("built-in model", name, BUILTIN_MODELS))
+    elif is_pt2(model):
         try:
             refuse_unreadable_pt2(Path(model))
         except BadModel as bad:
@@ -84,53 +95,27 @@ def diagnose(columns: Dict[str, Column], run: int = 0) -> Dict[str, object]:
     }
 
 
-def _cell(record: Optional[Dict]) -> str:
-    if record is None:
-        return "FAIL: not reached"
-    return f"{'ok' if record['ok'] else 'FAIL'}: {record['detail']}"
-
-
-def table(columns: Dict[str, Column], rows: Dict[str, str]) -> str:
-    body = []
-    for step, title in rows.items():
-        run = None if step in ("import", "issue repro") else 0
-        body.append([title, *(_cell(columns[c].steps(run).get(step)) for c in COLUMNS)])
-    return text_table(["step", "unpatched", "with backport"], body)
-
-
-def _diagnosis_lines(diagnosis: Dict) -> List[str]:
-    lines = [
-        f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
-    ]
-    if diagnosis["blamed_pass"]:
-        lines.append(
-            f"the pass manager blames: {diagnosis['blamed_pass']} (misleading)"
-        )
-    for trigger in diagnosis["trigger_submodules"]:
-        lines.append(f"trigger-shaped delegate {trigger['name']}:")
-        lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
-        lines.append(f"  ops: {', '.join(trigger['ops'])}")
-    lines.append(f"verdict: {diagnosis['verdict']}")
-    return lines
-
-
 def run_check(
     model: Optional[str],
     partitioners: List[str],
     as_json: bool = False,
     atol: float = 1e-5,
     rtol: float = 1e-5,
+    full: bool = False,
 ) -> int:
+    started = time.perf_counter()
     issue_case = model is None and not partitioners
     model = model or DEFAULT_MODEL
     partitioners = partitioners or [DEFAULT_PARTITIONER]
     try:
         validate(model, partitioners)
     except BadInput as bad:
-        print(f"exportpass_fix check: refused: {bad}", file=sys.stderr)
-        return 2
-    out = sys.stderr if as_json else sys.stdout
-    say = lambda line: print(line, file=out, flush=True)  # noqa: E731
+        return refuse("check", bad)
+
+    def say(line: str) -> None:  # progress: stderr, with the time so far
+        line = f"[{time.perf_counter() - started:5.1f} s] {line}"
+        print(line if full else cut(line, WIDTH), file=sys.stderr, flush=True)
+
     say("running unpatched and with the backport at once (imports take ~10 s)")
     job = {
         "repro": issue_case,
@@ -140,29 +125,36 @@ def run_check(
     columns = run_columns(job, say)
     bad = [c.bad_input for c in columns.values() if c.bad_input]
     if bad:
-        print(f"exportpass_fix check: refused: {bad[0]}", file=sys.stderr)
-        return 2
+        return refuse("check", bad[0])
     diagnosis = diagnose(columns)
     backport_ok = first_failure(columns["backport"], 0)["failed"] is None
+    say(f"done in {time.perf_counter() - started:.1f} s")
     if as_json:
-        imported = columns["backport"].steps(None).get("import", {})
-        print(
-            json.dumps(
-                {
-                    "executorch": imported.get("executorch"),
-                    "torch": imported.get("torch"),
-                    "model": model,
-                    "partitioners": partitioners,
-                    "columns": {c: columns[c].records for c in COLUMNS},
-                    "diagnosis": {k: v for k, v in diagnosis.items() if k != "verdict"},
-                    "verdict": diagnosis["verdict"],
-                    "backport_ok": backport_ok,
-                }
-            )
-        )
-    else:
-        print()
-        print(table(columns, ISSUE_STEPS if issue_case else STEPS))
-        print()
-        print("\n".join(_diagnosis_lines(diagnosis)))
+        print(json.dumps(report(columns, model, partitioners, diagnosis, backport_ok)))
+        return 0 if backport_ok else 1
+    width = None if full else WIDTH
+    print(table(columns, ISSUE_STEPS if issue_case else STEPS, width))
+    print()
+    print("\n".join(diagnosis_lines(diagnosis, width)))
     return 0 if backport_ok else 1
+
+
+def report(
+    columns: Dict[str, Column],
+    model: str,
+    partitioners: List[str],
+    diagnosis: Dict,
+    backport_ok: bool,
+) -> Dict[str, object]:
+    """What ``--json`` prints: every record whole, each with its status."""
+    imported = columns["backport"].steps(None).get("import", {})
+    return {
+        "executorch": imported.get("executorch"),
+        "torch": imported.get("torch"),
+        "model": model,
+        "partitioners": partitioners,
+        "columns": {c: columns[c].records for c in COLUMNS},
+        "diagnosis": {k: v for k, v in diagnosis.items() if k != "verdict"},
+        "verdict": diagnosis["verdict"],
+        "backport_ok": backport_ok,
+    }

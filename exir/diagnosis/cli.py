@@ -4,7 +4,7 @@
 import argparse
 import sys
 
-from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, refuse
+from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, refuse, unknown_name
 
 TITLE = "Is #22309 what blocks my export?"
 DOCS = "docs/check.md"
@@ -19,25 +19,29 @@ COMMANDS = {
 def _check(args: argparse.Namespace) -> int:
     from .check import run_check
 
-    return run_check(args.model, args.partitioner, args.json, args.atol, args.rtol)
+    return run_check(
+        args.model, args.partitioner, args.json, args.atol, args.rtol, args.full
+    )
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from .matrix import as_json, build_matrix, render, usable_partitioners
-    from .models import MODELS
-    from .partitioners import PARTITIONERS
+    from .model_spec import BUILTIN_MODELS
+    from .partitioners import unknown
 
-    unknown = [n for n in args.partitioner if n not in PARTITIONERS]
-    unknown += [n for n in args.model if n not in MODELS]
-    if unknown:
-        known = ", ".join([*PARTITIONERS, *MODELS])
-        return refuse("matrix", f"unknown name {unknown[0]!r}; known: {known}")
+    models = [n for n in args.model if n not in BUILTIN_MODELS]
+    if models or unknown(args.partitioner):
+        return refuse(
+            "matrix",
+            unknown(args.partitioner)
+            or unknown_name("model", models[0], BUILTIN_MODELS),
+        )
+    from .matrix import as_json, build_matrix, render, usable_partitioners
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     partitioners = usable_partitioners(args.partitioner)
-    matrix = build_matrix(args.model or list(MODELS), partitioners, say)
+    matrix = build_matrix(args.model or list(BUILTIN_MODELS), partitioners, say)
     bad = matrix.get("bad_input", [])
     if bad:
         return refuse("matrix", bad[0])
@@ -108,7 +112,11 @@ def add_commands(
     )
     check.add_argument("--atol", type=float, default=1e-5, help="default 1e-5")
     check.add_argument("--rtol", type=float, default=1e-5, help="default 1e-5")
-    check.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    output = check.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    output.add_argument(
+        "--full", action="store_true", help="every cell whole (default: 100 columns)"
+    )
     check.set_defaults(run=_check)
 
     matrix = commands.add_parser("matrix", description=COMMANDS["matrix"])

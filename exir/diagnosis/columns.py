@@ -2,6 +2,7 @@
 
 Each column is a ``worker`` process; their JSON lines are read as they come
 (a thread per column), each shown as a progress line, and collected.
+``table`` shows them side by side, cut to a terminal's width.
 """
 
 import json
@@ -15,7 +16,10 @@ from typing import Callable, Dict, List, Optional
 
 from ..shared.installed import environ_without_hook
 
+from ..shared.report import text_table
+
 COLUMNS = ("unpatched", "backport")
+WIDTH = 100  # a terminal's columns; check --full gives every cell whole
 # The same hash seed in both columns, so equal programs serialize to equal bytes.
 HASH_SEED = "0"
 
@@ -35,6 +39,8 @@ class Column:
 def _progress(column: str, record: Dict) -> str:
     where = "" if record.get("run") is None else f"run {record['run']} "
     mark = "ok" if record["ok"] else "FAILED"
+    if record.get("ran") is False:
+        mark = "not run"
     return f"[{column}] {where}{record['step']}: {mark}, {record['detail']}"
 
 
@@ -104,3 +110,38 @@ def run_columns(
     for thread in threads:
         thread.join()
     return columns
+
+
+def _cell(record: Optional[Dict]) -> str:
+    if record is None:
+        return "not run: an earlier step failed"
+    if record.get("ran") is False:  # the step could not run here
+        return f"not run: {record['detail']}"
+    return f"{'ok' if record['ok'] else 'FAIL'}: {record['detail']}"
+
+
+def _fit(natural: List[int], available: int) -> List[int]:
+    """Column widths within ``available``: the widest is narrowed first."""
+    widths = list(natural)
+    while sum(widths) > available and max(widths) > 1:
+        widths[widths.index(max(widths))] -= 1
+    return widths
+
+
+def table(
+    columns: Dict[str, Column], rows: Dict[str, str], width: Optional[int] = WIDTH
+) -> str:
+    """The steps by column; long cells wrap to fit ``width`` (None: one line
+    a row, every cell whole)."""
+    body = []
+    for step, title in rows.items():
+        run = None if step in ("import", "issue repro") else 0
+        body.append([title, *(_cell(columns[c].steps(run).get(step)) for c in COLUMNS)])
+    header = ["step", "unpatched", "with backport"]
+    if width is None:
+        return text_table(header, body)
+    step_width = max(len(row[0]) for row in [header, *body])
+    natural = [max(len(row[i]) for row in body) for i in (1, 2)]
+    return text_table(
+        header, body, [step_width, *_fit(natural, width - step_width - 6)]
+    )

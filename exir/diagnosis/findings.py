@@ -8,6 +8,7 @@ each a lifted constant or a value that carries its constant. ``verdict`` turns t
 """
 
 import re
+import textwrap
 from typing import Dict, List, Optional, TYPE_CHECKING
 
 if TYPE_CHECKING:  # check's parent process imports this module, not torch
@@ -121,3 +122,26 @@ def verdict(unpatched: Dict, backport: Dict) -> str:
     if unpatched.get("is_22309"):
         return f"the backport does not make it lower: {backport.get('error')}"
     return f"fails for another reason, not #22309: {unpatched.get('error')}"
+
+
+def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
+    """The diagnosis in lines, wrapped to ``width`` (None: not wrapped)."""
+    lines = [
+        f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
+    ]
+    if diagnosis["blamed_pass"]:
+        lines.append(
+            f"the pass manager blames: {diagnosis['blamed_pass']} (misleading)"
+        )
+    for trigger in diagnosis["trigger_submodules"]:
+        lines.append(f"trigger-shaped delegate {trigger['name']}:")
+        lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
+        lines.append(f"  ops: {', '.join(trigger['ops'])}")
+    lines.append(f"verdict: {diagnosis['verdict']}")
+    if width is None:
+        return lines
+    return [
+        wrapped
+        for line in lines
+        for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")
+    ]

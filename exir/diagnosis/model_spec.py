@@ -5,7 +5,8 @@ A SPEC is one of:
 - ``package.module:name``, importable from the current directory: an
   ``ExportedProgram``, or a callable returning one or a
   ``(torch.nn.Module, example_args)`` pair (exported with torch.export);
-- ``builtin:NAME``: one of this project's models (``models.MODELS``).
+- ``builtin:NAME``: one of this project's models (``models.MODELS``,
+  named in ``BUILTIN_MODELS`` too).
 Anything that does not fit raises ``BadModel``; a model whose own export
 fails raises that error, which is not bad input. Torch is imported only to
 load a model, so ``check`` can refuse a bad path before any heavy import.
@@ -17,7 +18,9 @@ import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Tuple, TYPE_CHECKING
+from typing import Callable, Dict, Optional, Tuple, TYPE_CHECKING
+
+from ..shared.report import unknown_name
 
 if TYPE_CHECKING:
     import torch
@@ -25,6 +28,27 @@ if TYPE_CHECKING:
 SAVE_HINT = (
     "save it with its inputs: ep = torch.export.export(model, example_args);"
     ' torch.export.save(ep, "model.pt2")'
+)
+
+
+TORCH_SAVE = (
+    "was written by torch.save (a state dict or a pickled module), not by"
+    " torch.export.save; save the program instead:"
+    ' torch.export.save(torch.export.export(model, example_args), "model.pt2")'
+)
+# models.MODELS's names, without importing torch (a test holds them equal).
+BUILTIN_MODELS = (
+    "issue-reduced",
+    "detr-sine",
+    "rope-attention",
+    "dinov2-interpolated",
+    "t5-relative-bias",
+    "conv-control",
+    "buffer-table-control",
+    "plain-attribute-control",
+    "t5-int64-buckets",
+    "timestep-sinusoid",
+    "dynamic-length-sine",
 )
 
 
@@ -46,12 +70,40 @@ def is_pt2(spec: str) -> bool:
     return spec.endswith(".pt2") or ":" not in spec
 
 
+def _archive_format(path: Path) -> Optional[str]:
+    """The ``archive_format`` entry ``torch.export.save`` writes, or None."""
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        entry = [n for n in names if n.rsplit("/", 1)[-1] == "archive_format"]
+        if entry:
+            return archive.read(entry[0]).decode("utf-8", "replace").strip()
+    if any(n.rsplit("/", 1)[-1] == "data.pkl" for n in names):
+        raise BadModel(f"{path} {TORCH_SAVE}")
+    return None
+
+
 def refuse_unreadable_pt2(path: Path) -> None:
-    """Raise ``BadModel`` for a path that is no file or no zip archive."""
-    if not path.is_file():
+    """Raise ``BadModel`` for a path that is no ``torch.export.save`` archive,
+    saying what it is instead; imports nothing heavy."""
+    if path.is_dir():
+        raise BadModel(f"{path} is a directory, not a .pt2 file")
+    if not path.exists():
         raise BadModel(f"{path}: no such file")
+    if not path.is_file():
+        raise BadModel(f"{path} is not a regular file")
+    with path.open("rb") as handle:
+        if handle.read(1) == b"\x80":  # a pickle: torch.save's legacy format
+            raise BadModel(f"{path} {TORCH_SAVE}")
     if not zipfile.is_zipfile(path):
         raise BadModel(f"{path} is not a .pt2 archive (torch.export.save writes one)")
+    found = _archive_format(path)
+    if found is None:
+        raise BadModel(f"{path} is a zip archive without the entries of a .pt2 one")
+    if found != "pt2":
+        raise BadModel(
+            f"{path} is a corrupt .pt2 archive: its archive_format says"
+            f" {found[:40]!r}, not 'pt2'"
+        )
 
 
 def _from_pt2(path: Path) -> Model:
@@ -62,7 +114,11 @@ def _from_pt2(path: Path) -> Model:
         program = torch.export.load(str(path))
     except Exception as error:
         first = (str(error).splitlines() or [type(error).__name__])[0]
-        raise BadModel(f"{path} is a corrupt .pt2 archive: {first}") from None
+        # torch logs the cause and points at it; that log is not shown here.
+        first = first.replace(
+            "Please check the warnings above for possible errors.", ""
+        )
+        raise BadModel(f"{path} is a corrupt .pt2 archive: {first.strip()}") from None
     if program.example_inputs is None:
         raise BadModel(f"{path} has no example inputs; {SAVE_HINT}")
     args, kwargs = program.example_inputs
@@ -117,7 +173,7 @@ def load_model(spec: str, rtol: float = 1e-5, atol: float = 1e-5) -> Model:
 
         name = spec.split(":", 1)[1]
         if name not in MODELS:
-            raise BadModel(f"no built-in model {name!r}; known: {', '.join(MODELS)}")
+            raise BadModel(unknown_name("built-in model", name, list(MODELS)))
         model = _exported(build(name), spec, dynamic_shapes(name))
     elif is_pt2(spec):
         model = _from_pt2(Path(spec))

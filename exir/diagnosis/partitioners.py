@@ -9,7 +9,9 @@ an ExecuTorch version that does not ship it).
 import importlib
 import importlib.util
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
+
+from ..shared.report import unknown_name
 
 BACKENDS = "executorch.backends"
 
@@ -154,12 +156,9 @@ def _shipped(entry: Entry) -> bool:
 def construct(name: str) -> object:
     """A new partitioner ``name``; raises ``Unavailable`` with the reason."""
     entry = PARTITIONERS[name]
-    if not _shipped(entry):
-        from ..shared.installed import installed_version
-
-        raise Unavailable(f"not in this ExecuTorch ({installed_version()})")
-    if entry.needs is not None:
-        raise Unavailable(f"needs {entry.needs}, not available on this machine")
+    reason = unusable_here(name)
+    if reason is not None:
+        raise Unavailable(reason)
     try:
         module = importlib.import_module(f"{BACKENDS}.{entry.module}")
         cls = getattr(module, entry.cls)
@@ -168,11 +167,6 @@ def construct(name: str) -> object:
     except (ImportError, AttributeError) as error:
         first = (str(error).splitlines() or [type(error).__name__])[0]
         raise Unavailable(f"cannot be imported here: {first}") from None
-    for module_name, pip_name in entry.requires:
-        if importlib.util.find_spec(module_name) is None:
-            raise Unavailable(
-                f"needs the Python package {module_name!r}: pip install {pip_name}"
-            )
     try:
         return entry.make(cls)
     except Exception as error:  # a constructor that needs what is not here
@@ -186,4 +180,29 @@ def why_not(name: str) -> Optional[str]:
         construct(name)
     except Unavailable as reason:
         return str(reason)
+    return None
+
+
+def unknown(names: List[str]) -> Optional[str]:
+    """Why the first name that is no partitioner is refused, or None: the one
+    check of partitioner names, for ``check`` and ``matrix``."""
+    for name in names:
+        if name not in PARTITIONERS:
+            return unknown_name("partitioner", name, list(PARTITIONERS))
+    return None
+
+
+def unusable_here(name: str) -> Optional[str]:
+    """What ``why_not`` can tell without importing a backend: not shipped in
+    this ExecuTorch, an SDK or hardware, a Python package it requires."""
+    entry = PARTITIONERS[name]
+    if not _shipped(entry):
+        from ..shared.installed import installed_version
+
+        return f"not in this ExecuTorch ({installed_version()})"
+    if entry.needs is not None:
+        return f"needs {entry.needs}, not available on this machine"
+    for module_name, pip_name in entry.requires:
+        if importlib.util.find_spec(module_name) is None:
+            return f"needs the Python package {module_name!r}: pip install {pip_name}"
     return None

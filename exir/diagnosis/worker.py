@@ -1,12 +1,13 @@
 """One column of ``check`` and ``matrix``: a process that lowers models.
 
-``python -m exportpass_fix.worker COLUMN JOB_JSON`` (COLUMN ``unpatched`` or
+``python -m exportpass_fix.diagnosis.worker COLUMN JOB_JSON`` (COLUMN ``unpatched`` or
 ``backport``) imports ExecuTorch once, applies the backport in the backport
 column, runs the issue's graph (``repro``) and the test partitioner's
 lowering (``constant_subgraph``) if the job asks, then for each run of the
 job: load or export the model, lower it
 with ``to_edge_transform_and_lower``, ``to_executorch``, and, where the
-pybindings run every delegate, execute the ``.pte`` and compare with eager.
+pybindings run every delegate, execute the ``.pte`` and compare with eager
+(elsewhere that step is "not run": ``ran`` false, status ``not run``).
 Each step is one JSON line on stdout; bad input is one line
 ``{"bad_input": ...}`` and exit status 2.
 """
@@ -36,7 +37,7 @@ def _runtime_note(partitioners: List[str]) -> Optional[str]:
     missing = [name for name in partitioners if not PARTITIONERS[name].runs_here]
     if not missing:
         return None
-    return f"no runtime for {', '.join(missing)} in these pybindings"
+    return f"no {', '.join(missing)} runtime in these pybindings"
 
 
 def _max_abs_error(buffer: bytes, model: Model) -> Tuple[float, bool, float, float]:
@@ -74,7 +75,10 @@ def _timed(
         data = {**failure(error), **getattr(error, "diagnosis", {})}
         value, ok, detail = None, False, str(data["error"])
     seconds = round(time.perf_counter() - started, 2)
-    emit(run=run, step=name, ok=ok, detail=detail, seconds=seconds, **data)
+    status = "not run" if data.get("ran") is False else ("ok" if ok else "failed")
+    emit(
+        run=run, step=name, ok=ok, status=status, detail=detail, seconds=seconds, **data
+    )
     return value if ok else None
 
 
@@ -184,6 +188,7 @@ def main(column: str, job: Dict) -> None:
         run=None,
         step="import",
         ok=True,
+        status="ok",
         seconds=round(time.perf_counter() - started, 2),
         detail=f"{installed_version()}, backport {status}"
         f" ({time.perf_counter() - started:.0f} s)",
@@ -199,6 +204,7 @@ def main(column: str, job: Dict) -> None:
             run=None,
             step="issue repro",
             ok=modes == 1,
+            status="ok" if modes == 1 else "failed",
             detail=f"{modes} fake mode{'s' if modes != 1 else ''}",
             seconds=round(time.perf_counter() - begun, 2),
         )

@@ -1,26 +1,63 @@
-"""What the command-line tools print: plain-text tables, and the one-line
-refusal that goes with exit status 2."""
+"""What the command-line tools print: plain-text tables, the program's name as
+it was invoked, and the one-line refusal that goes with exit status 2."""
 
+import difflib
 import sys
-from typing import List, Sequence
+import textwrap
+from pathlib import Path
+from typing import List, Optional, Sequence
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_REFUSED = 2
+CONSOLE_SCRIPT = "exportpass-fix"
+
+
+def prog() -> str:
+    """As the user called it: the console script or ``python -m``."""
+    called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return CONSOLE_SCRIPT if called == CONSOLE_SCRIPT else "python -m exportpass_fix"
 
 
 def refuse(command: str, reason: object) -> int:
-    print(f"exportpass_fix {command}: refused: {reason}", file=sys.stderr)
+    """One line on stderr, named as argparse names its own errors."""
+    print(f"{prog()} {command}: refused: {reason}", file=sys.stderr)
     return EXIT_REFUSED
 
 
-def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Columns padded to their widest cell, a rule under the header."""
+def unknown_name(kind: str, name: str, known: Sequence[str]) -> str:
+    """Why ``name`` is refused: the closest known names first, then all."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+    return f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}"
+
+
+def text_table(
+    header: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    widths: Optional[Sequence[int]] = None,
+) -> str:
+    """Columns padded to their widest cell, a rule under the header; with
+    ``widths``, a longer cell wraps onto lines of its own column."""
     table: List[Sequence[str]] = [header, *rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = [
-        " | ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
-        for row in table
-    ]
-    lines.insert(1, "-+-".join("-" * width for width in widths))
+    natural = [max(len(row[i]) for row in table) for i in range(len(header))]
+    if widths is not None:
+        natural = [min(limit, width) for limit, width in zip(widths, natural)]
+    lines = []
+    for row in table:
+        cells = [
+            textwrap.wrap(cell, width, subsequent_indent="  ") or [""]
+            for cell, width in zip(row, natural)
+        ]
+        for k in range(max(map(len, cells))):
+            parts = [
+                (c[k] if k < len(c) else "").ljust(w) for c, w in zip(cells, natural)
+            ]
+            lines.append(" | ".join(parts).rstrip())
+    lines.insert(1, "-+-".join("-" * width for width in natural))
     return "\n".join(lines)
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, ``…`` where it was cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"

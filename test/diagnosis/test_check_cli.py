@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from exportpass_fix.diagnosis.models import build
+from exportpass_fix.diagnosis.model_spec import BUILTIN_MODELS
+from exportpass_fix.diagnosis.models import build, MODELS
 from exportpass_fix.diagnosis.partitioners import PARTITIONERS, why_not
 from exportpass_fix.shared.installed import installed_version
 
@@ -31,11 +32,17 @@ def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def _rows(stdout: str) -> dict:
-    return {
-        line.split("|")[0].strip(): [cell.strip() for cell in line.split("|")[1:]]
-        for line in stdout.splitlines()
-        if line.count("|") == 2
-    }
+    """Step -> its two cells, a wrapped cell's lines joined again."""
+    rows: dict = {}
+    for line in stdout.splitlines():
+        if line.count("|") != 2:
+            continue
+        step, *cells = [cell.strip() for cell in line.split("|")]
+        if step:
+            rows[step], last = cells, step
+        else:
+            rows[last] = [" ".join(filter(None, p)) for p in zip(rows[last], cells)]
+    return rows
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +64,42 @@ def test_default_check_is_the_issue_case(tmp_path: Path) -> None:
     unpatched_lowering, fixed_lowering = rows["Vulkan lowering"]
     assert unpatched_lowering.startswith("FAIL: AssertionError: fake mode")
     assert fixed_lowering.startswith("ok: ")
-    assert rows[".pte"][0] == "FAIL: not reached"
+    assert rows[".pte"][0] == "not run: an earlier step failed"
     assert rows[".pte"][1].startswith("ok: ") and rows[".pte"][1].endswith(" bytes")
-    # Progress lines from both columns came before the table.
-    assert done.stdout.count("[backport]") >= 5
-    assert f"verdict: {BLOCKED}" in done.stdout
+    # Progress went to stderr, a line per step with its time, the total last;
+    # stdout is the report, in 100 columns.
+    assert done.stderr.count("[backport]") >= 5 and "[backport]" not in done.stdout
+    assert done.stderr.strip().splitlines()[-1].split("] ", 1)[1].startswith("done in")
+    assert all(len(line) <= 100 for line in done.stdout.splitlines())
+    assert "verdict: " + BLOCKED in " ".join(done.stdout.split())
+
+
+def test_a_step_that_did_not_run_is_never_ok(tmp_path: Path) -> None:
+    done = _check(
+        "--model", "builtin:issue-reduced", "--partitioner", "vulkan", cwd=tmp_path
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = _rows(done.stdout)
+    assert [cell.split(":")[0] for cell in rows["run vs eager"]] == ["not run"] * 2
+    assert "run: not run, no vulkan runtime" in done.stderr
+    assert not [line for line in done.stderr.splitlines() if "run: ok" in line]
+    assert all(len(line) <= 100 for line in done.stdout.splitlines())
+    # --full: every cell whole, the error of the unpatched lowering too.
+    full = _check(
+        "--model",
+        "builtin:issue-reduced",
+        "--partitioner",
+        "vulkan",
+        "--full",
+        cwd=tmp_path,
+    )
+    rows = _rows(full.stdout)
+    assert rows["run vs eager"] == [
+        "not run: an earlier step failed",
+        "not run: no vulkan runtime in these pybindings",
+    ]
+    assert "doesn't match mode (FakeTensorMode) from fake tensor input" in full.stdout
 
 
 def test_saved_detr_on_vulkan_is_diagnosed_as_22309(
@@ -103,7 +141,11 @@ def test_saved_detr_on_vulkan_is_diagnosed_as_22309(
     assert [t["placeholders"] for t in failed["triggers"]] == [trigger["placeholders"]]
     steps = {r["step"]: r for r in report["columns"]["backport"]}
     assert all(steps[s]["ok"] for s in ("load", "lower", "to_executorch"))
-    assert "no runtime for vulkan" in steps["run"]["detail"]
+    assert steps["run"]["detail"] == "no vulkan runtime in these pybindings"
+    assert (steps["run"]["status"], steps["run"]["ran"]) == ("not run", False)
+    assert steps["lower"]["status"] == "ok"
+    failed_step = {r["step"]: r for r in report["columns"]["unpatched"]}["lower"]
+    assert failed_step["status"] == "failed"
     # Progress went to stderr, so stdout is the one JSON object.
     assert "[unpatched]" in done.stderr
 
@@ -135,7 +177,7 @@ def test_module_spec_on_webgpu_is_blocked_and_unblocked(tmp_path: Path) -> None:
     )
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"verdict: {BLOCKED}" in done.stdout
+    assert "verdict: " + BLOCKED in " ".join(done.stdout.split())
     assert "trigger-shaped delegate lowered_module_" in done.stdout
     assert "constant placeholders: _lifted_tensor_constant" in done.stdout
 
@@ -175,8 +217,15 @@ def _bad_inputs(tmp_path: Path) -> dict:
     bare = tmp_path / "bare.pt2"
     torch.export.save(program, str(bare))
     (tmp_path / "wrong.py").write_text("answer = 42\n")
+    state_dict, legacy = tmp_path / "weights.pt2", tmp_path / "legacy.pt"
+    torch.save(model.state_dict(), str(state_dict))
+    torch.save(model, str(legacy), _use_new_zipfile_serialization=False)
+    (tmp_path / "saved").mkdir()
     return {
         "missing path": (["--model", str(tmp_path / "none.pt2")], "no such file"),
+        "a directory": (["--model", str(tmp_path / "saved")], "is a directory"),
+        "torch.save file": (["--model", str(state_dict)], "written by torch.save"),
+        "legacy torch.save": (["--model", str(legacy)], "written by torch.save"),
         "not an archive": (["--model", str(not_zip)], "is not a .pt2 archive"),
         "corrupt archive": (["--model", str(corrupt)], "is a corrupt .pt2 archive"),
         "no example inputs": (["--model", str(bare)], "torch.export.save(ep"),
@@ -184,12 +233,19 @@ def _bad_inputs(tmp_path: Path) -> dict:
         "no attribute": (["--model", "wrong:missing"], "has no attribute 'missing'"),
         "wrong type": (["--model", "wrong:answer"], "is a int, not an ExportedProgram"),
         "unknown partitioner": (["--partitioner", "tpu"], "known: vulkan, webgpu"),
+        "misspelt partitioner": (["--partitioner", "vulcan"], "did you mean 'vulkan'"),
+        "unknown model": (["--model", "builtin:detr"], "did you mean 'detr-sine'"),
         "unusable partitioner": (["--partitioner", "qnn"], "needs the Qualcomm"),
     }
 
 
 BAD_CASES = [
     "missing path",
+    "a directory",
+    "torch.save file",
+    "legacy torch.save",
+    "misspelt partitioner",
+    "unknown model",
     "not an archive",
     "corrupt archive",
     "no example inputs",
@@ -211,12 +267,48 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(
     done = _check(*args, cwd=tmp_path)
 
     assert done.returncode == 2, done.stdout + done.stderr
-    (refusal,) = done.stderr.strip().splitlines()
-    assert refusal.startswith("exportpass_fix check: refused: "), refusal
+    # One line, last; before it at most progress lines (a module that must be
+    # imported to be judged is refused by the workers, once they started).
+    lines = done.stderr.strip().splitlines()
+    (refusal,) = [line for line in lines if not line.startswith("[")]
+    assert lines[-1] == refusal and done.stdout == ""
+    assert refusal.startswith("python -m exportpass_fix check: refused: "), refusal
     assert message in refusal
+    assert "warnings above" not in refusal
+    if case != "missing path":
+        assert "no such file" not in refusal
     assert (
         sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == before
     )
+
+
+@pytest.mark.parametrize(
+    "args", [["--model", "builtin:nope"], ["--partitioner", "qnn"], ["--model", "."]]
+)
+def test_what_can_be_refused_early_is_refused_before_torch_is_imported(
+    args: list, tmp_path: Path
+) -> None:
+    script = Path(sys.executable).with_name("exportpass-fix")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", str(script), "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+
+    assert done.returncode == 2
+    refusals = [line for line in done.stderr.splitlines() if "refused" in line]
+    assert refusals and refusals[0].startswith("exportpass-fix check: refused: ")
+    imported = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert not {m for m in imported if m.split(".")[0] in ("torch", "executorch")}
+
+
+def test_the_built_in_names_known_without_torch_are_the_models() -> None:
+    assert list(BUILTIN_MODELS) == list(MODELS)
 
 
 def test_partitioners_lists_every_name_and_why_not(tmp_path: Path) -> None:

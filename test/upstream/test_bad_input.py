@@ -281,7 +281,7 @@ def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
 )
 def test_releases_refuses_what_it_cannot_run(args: List[str], message: str) -> None:
     refusal, stdout = _refusal("releases", *args)
-    assert refusal.startswith("exportpass_fix releases: refused: ")
+    assert refusal.startswith("python -m exportpass_fix releases: refused: ")
     assert message in refusal
     assert stdout == ""
 
@@ -318,6 +318,6 @@ def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
 
     refusal, _progress = _refusal("prove", "--checkout", checkout, "--ref", ref)
 
-    assert refusal.startswith("exportpass_fix prove: refused: ")
+    assert refusal.startswith("python -m exportpass_fix prove: refused: ")
     assert message in refusal
     assert _snapshot(tmp_path) == before
