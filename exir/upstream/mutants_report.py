@@ -1,8 +1,7 @@
 """The kill table of ``mutants``, as text (``--json`` has every name)."""
 
+import textwrap
 from typing import Dict, List
-
-from ..shared.report import text_table
 
 
 def _names(tests: object) -> str:
@@ -38,24 +37,26 @@ def tally(rows: List[Dict[str, object]]) -> str:
 
 
 def render(table: Dict[str, object]) -> str:
+    """A block per variant (verdict, witness, the tests that kill it), in a
+    terminal's 100 columns; ``--json`` has every name."""
     rows = table["variants"]
     assert isinstance(rows, list)
-    header = [
-        "variant",
-        "witness: under the variant (unfixed; fix)",
-        "killed by test_pass_infra.py",
-        "verdict",
-    ]
-    body = [
-        [
-            str(r["name"]),
-            witness_cell(r["witness"]),
-            _names(r["killed_by_upstream_class"]),
-            str(r["verdict"]),
-        ]
-        for r in rows
-    ]
-    lines = [f"ExecuTorch {table['executorch']}", text_table(header, body), tally(rows)]
+    lines = [f"ExecuTorch {table['executorch']}"]
+    for r in rows:
+        lines.append(f"{r['name']}: {r['verdict']}")
+        for label, text in (
+            ("witness", witness_cell(r["witness"])),
+            ("killed by test_pass_infra.py", _names(r["killed_by_upstream_class"])),
+        ):
+            lines.append(
+                textwrap.fill(
+                    f"{label}: {text}",
+                    100,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                )
+            )
+    lines.append(textwrap.fill(tally(rows), 100))
     broken = table.get("witnesses_failing_the_fix")
     if broken:
         lines.append(f"PROBLEM: witnesses the fix itself fails: {', '.join(broken)}")

@@ -12,6 +12,9 @@ from ..shared.report import text_table
 from .prove import prove
 
 
+STEP_WIDTH = len("test_pass_infra.py without the fix")  # the longest step
+
+
 def run_prove(checkout: Path, refs: List[str], as_json: bool) -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr if as_json else sys.stdout, flush=True)
@@ -32,5 +35,5 @@ def render(proof: Dict[str, object]) -> str:
     return (
         f"{proof['ref']} ({str(proof['commit'])[:12]}) over the installed"
         f" executorch {env['executorch']}, torch {env['torch']}\n"
-        + text_table(["step", "result"], rows)
+        + text_table(["step", "result"], rows, [STEP_WIDTH, 100 - STEP_WIDTH - 3])
     )
