@@ -10,6 +10,20 @@ from trees import executorch_dir, linked_tree, patched_texts
 REPO = Path(__file__).resolve().parent.parent
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        help="also run the long suites (differential, mutants, matrix), which"
+        " pyproject.toml's -m deselects by default",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--long"):
+        config.option.markexpr = ""
+
+
 @pytest.fixture(scope="session")
 def patched() -> dict:
     """Relative path -> patched text, for the installed wheel."""

@@ -281,6 +281,7 @@ def mypy_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mypy-cache")
 
 
+@pytest.mark.differential  # mypy unpatched vs patched: about a minute
 def test_patched_files_add_no_mypy_error(
     tmp_path: Path, patched: dict, mypy_cache: Path
 ) -> None:
@@ -296,6 +297,7 @@ def test_patched_files_add_no_mypy_error(
     assert before > 0 and after >= before
 
 
+@pytest.mark.differential
 def test_mypy_check_catches_an_unnarrowed_optional(
     tmp_path: Path, patched: dict, mypy_cache: Path
 ) -> None:
