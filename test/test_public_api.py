@@ -32,13 +32,34 @@ COMMANDS = [
     "mutants",
     "cherry-pick",
 ]
-# What each job folder may import, besides itself.
+# What each folder of the package may import, besides itself: a job's
+# top (its commands) may import its sub-jobs; a sub-job only what is below.
 MAY_IMPORT = {
     "shared": set(),
-    "upstream": {"shared"},
     "backport": {"shared"},
-    "diagnosis": {"shared", "backport"},
+    "upstream": {"shared", "upstream/making", "upstream/proving", "upstream/judging"},
+    "upstream/making": {"shared"},
+    "upstream/proving": {"shared", "upstream/making"},
+    "upstream/judging": {"shared", "upstream/making"},
+    "diagnosis": {
+        "shared",
+        "backport",
+        "diagnosis/models",
+        "diagnosis/checking",
+        "diagnosis/evidence",
+    },
+    "diagnosis/models": {"shared"},
+    "diagnosis/checking": {"shared", "backport", "diagnosis/models"},
+    "diagnosis/evidence": {
+        "shared",
+        "backport",
+        "diagnosis/models",
+        "diagnosis/checking",
+    },
 }
+JOBS = {"shared", "backport", "upstream", "diagnosis"}
+MAX_MODULES = 8  # per folder, besides __init__ and __main__
+MAX_LINES = 210
 
 
 def test_public_names_are_the_backports() -> None:
@@ -79,23 +100,48 @@ def test_console_script_and_module_offer_the_same_commands() -> None:
     )
 
 
+def _folder_of(module: str) -> str:
+    """The folder of MAY_IMPORT that holds ``module`` (``a.b.c``), deepest first."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        folder = "/".join(parts[:end])
+        if folder in MAY_IMPORT:
+            return folder
+    return module
+
+
 def _relative_imports(path: Path) -> set:
-    job = path.parent.name
+    """The folders ``path`` imports from, itself left out."""
+    here = path.parent.relative_to(REPO / "exir").parts
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level:
-            found.add(job if node.level == 1 else (node.module or "").split(".")[0])
-    return found - {job}
+            base = list(here[: len(here) - (node.level - 1)])
+            target = ".".join(base + ([node.module] if node.module else []))
+            found.add(_folder_of(target))
+    return found - {"/".join(here)}
 
 
-@pytest.mark.parametrize("job", sorted(MAY_IMPORT))
-def test_a_job_imports_only_what_it_may(job: str) -> None:
-    folder = REPO / "exir" / job
-    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text()))
+@pytest.mark.parametrize("folder", sorted(MAY_IMPORT))
+def test_a_folder_imports_only_what_it_may_and_stays_small(folder: str) -> None:
+    where = REPO / "exir" / folder
+    doc = ast.get_docstring(ast.parse((where / "__init__.py").read_text()))
     assert doc is not None
-    assert ("May import" in doc) or (job == "shared" and "Imports nothing" in doc)
-    for path in folder.glob("*.py"):
-        assert _relative_imports(path) <= MAY_IMPORT[job], path
+    assert ("May import" in doc) or (folder == "shared" and "Imports nothing" in doc)
+    modules = [p for p in where.glob("*.py") if p.name not in ("__init__.py",)]
+    assert len(modules) <= MAX_MODULES, sorted(p.name for p in modules)
+    for path in modules:
+        assert _relative_imports(path) <= MAY_IMPORT[folder], path
+        assert len(path.read_text().splitlines()) <= MAX_LINES, path
+
+
+def test_every_folder_of_the_package_has_its_rule() -> None:
+    folders = {
+        str(p.parent.relative_to(REPO / "exir"))
+        for p in (REPO / "exir").rglob("__init__.py")
+        if "tests" not in p.parts
+    }
+    assert folders - {"."} == set(MAY_IMPORT)
 
 
 def test_the_top_level_is_the_upstream_files_and_the_job_folders() -> None:
@@ -105,7 +151,7 @@ def test_the_top_level_is_the_upstream_files_and_the_job_folders() -> None:
         "__main__.py",
         "pass_base.py",
         "tests",
-        *MAY_IMPORT,
+        *JOBS,
     }
 
 

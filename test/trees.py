@@ -1,12 +1,12 @@
-"""Trees for tests (see ``exportpass_fix.upstream.trees``), and the texts they swap in."""
+"""Trees for tests (see ``exportpass_fix.upstream.making.trees``), and the texts they swap in."""
 
 from pathlib import Path
 from typing import Dict
 
 from exportpass_fix.shared.fix_source import PASS_BASE, TEST_PASS_INFRA
 from exportpass_fix.shared.source_spans import method_span
-from exportpass_fix.upstream.patch import planned_changes
-from exportpass_fix.upstream.trees import (  # noqa: F401 (re-exported for the tests)
+from exportpass_fix.upstream.making.patch import planned_changes
+from exportpass_fix.upstream.making.trees import (  # noqa: F401 (re-exported for the tests)
     executorch_dir,
     linked_tree,
     PytestRun,

@@ -1,9 +1,7 @@
-"""Job 3, the diagnosis of a user's export: ``check`` lowers a model through
-the user's partitioners unpatched and with the backport side by side
-(``check``, ``columns``, ``worker``, ``model_spec``), reads the failure
-(``findings``) and gives a verdict; ``matrix`` does it for every model of
-``models`` through every partitioner of the registry (``partitioners``).
+"""Job 3, the diagnosis, in two sub-jobs over the built-in ``models``:
+``checking`` a user's model (``check``), and ``evidence`` (``matrix``,
+``releases``); the job's commands are in ``cli``.
 
-May import ``shared`` and ``backport`` (its fixed column applies the
-backport); never ``upstream``.
+May import ``shared``, ``backport`` (its fixed column applies the backport)
+and its own sub-jobs; never ``upstream``.
 """

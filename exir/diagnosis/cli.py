@@ -17,7 +17,7 @@ COMMANDS = {
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .check import run_check
+    from .checking.check import run_check
 
     return run_check(
         args.model, args.partitioner, args.json, args.atol, args.rtol, args.full
@@ -25,8 +25,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from .model_spec import BUILTIN_MODELS
-    from .partitioners import unknown
+    from .checking.model_spec import BUILTIN_MODELS
+    from .checking.partitioners import unknown
 
     models = [n for n in args.model if n not in BUILTIN_MODELS]
     if models or unknown(args.partitioner):
@@ -35,7 +35,7 @@ def _matrix(args: argparse.Namespace) -> int:
             unknown(args.partitioner)
             or unknown_name("model", models[0], BUILTIN_MODELS),
         )
-    from .matrix import as_json, build_matrix, render, usable_partitioners
+    from .evidence.matrix import as_json, build_matrix, render, usable_partitioners
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -55,7 +55,7 @@ def _partitioners(args: argparse.Namespace) -> int:
 
     from ..shared.report import text_table
 
-    from .partitioners import PARTITIONERS, why_not
+    from .checking.partitioners import PARTITIONERS, why_not
 
     logging.disable(logging.WARNING)  # backends log their own import notes
     reasons = {name: why_not(name) for name in PARTITIONERS}
@@ -72,7 +72,7 @@ def _partitioners(args: argparse.Namespace) -> int:
 
 
 def _releases(args: argparse.Namespace) -> int:
-    from .releases import PAIRS, run_releases
+    from .evidence.releases import PAIRS, run_releases
 
     known = list(dict.fromkeys(executorch for executorch, _ in PAIRS))
     pairs = []

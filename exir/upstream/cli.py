@@ -24,8 +24,8 @@ def _patch(args: argparse.Namespace) -> int:
 
 
 def _prove(args: argparse.Namespace) -> int:
-    from .prove import ProveRefused
     from .prove_cli import run_prove
+    from .proving.prove import ProveRefused
 
     try:
         return run_prove(Path(args.checkout), args.ref or DEFAULT_REFS, args.json)
@@ -34,7 +34,7 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _mutants(args: argparse.Namespace) -> int:
-    from .mutants import run_mutants
+    from .judging.mutants import run_mutants
 
     return run_mutants(args.json)
 

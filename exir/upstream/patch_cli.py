@@ -10,11 +10,11 @@ from typing import Callable, Optional
 
 from ..shared.installed import installed_executorch_dir
 from ..shared.release_table import load as load_release_table
-from .buck_deps import has_build_files
-from .evidence import EvidenceError, load_proofs
-from .patch import make_patch, PatchRefused
-from .pr_description import LABEL, valid_identity
-from .tests_only import make_tests_patch
+from .making.buck_deps import has_build_files
+from .making.evidence import EvidenceError, load_proofs
+from .making.patch import make_patch, PatchRefused
+from .making.pr_description import LABEL, valid_identity
+from .making.tests_only import make_tests_patch
 
 
 def git_identity() -> Optional[str]:

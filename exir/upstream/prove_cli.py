@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Dict, List
 
 from ..shared.report import text_table
-from .prove import prove
+from .proving.prove import prove
 
 
 STEP_WIDTH = len("test_pass_infra.py without the fix")  # the longest step

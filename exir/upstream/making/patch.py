@@ -1,0 +1,211 @@
+"""Turn this project's exir/ contribution into a ``git am``-ready patch.
+
+The fix (``exir/pass_base.py``) and its regression test
+(``exir/tests/test_pass_infra.py``) live in this package at the paths they
+patch upstream. ``make_patch`` splices them into the matching files of an
+ExecuTorch tree (a checkout's root or an installed ``executorch`` package)
+and writes the difference as one mail-formatted patch.
+"""
+
+import ast
+import email.utils
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from ...shared.fix_source import (
+    PASS_BASE,
+    PATCHED_CLASS,
+    PATCHED_METHOD,
+    regression_test_source,
+    spliced_fix,
+    TEST_CLASS,
+    TEST_PASS_INFRA,
+)
+from ...shared.known_calls import (
+    classify_call,
+    EARLIER_FIX,
+    EARLIER_FIX_SHA256,
+    FIXED,
+    UNKNOWN,
+)
+from ...shared.source_spans import method_span
+
+from .buck_deps import BuckDepsError, with_test_deps
+from .evidence import EvidenceError, proof_of
+from .import_merge import import_block, ImportMergeError, merge_imports
+from .mail_patch import FileChange, patch_digest, patch_file_name, patch_text
+from .pr_description import commit_message, SUBJECT
+
+
+class PatchRefused(Exception):
+    """The tree or the output directory does not fit; nothing was written."""
+
+
+def read_tree_file(tree: Path, relative: str) -> str:
+    path = tree / relative
+    if not path.is_file():
+        raise PatchRefused(
+            f"{tree} is not an ExecuTorch tree: {relative} is missing"
+            " (pass --tree a checkout's root or an installed executorch"
+            " package directory)"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+        compile(text, str(path), "exec", flags=ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError) as error:  # UnicodeDecodeError too
+        raise PatchRefused(f"{path} is not readable Python source: {error}") from None
+    return text
+
+
+def splice_pass_base(upstream: str, where: str) -> str:
+    """``upstream`` with the fix's change made to its ``_ExportPassBase.call``
+    (on 1.1.0 and later: the call replaced by this package's)."""
+    span = method_span(upstream, PATCHED_CLASS, PATCHED_METHOD)
+    if span is None:
+        raise PatchRefused(
+            f"{where}: no {PATCHED_CLASS}.{PATCHED_METHOD} found; this is not"
+            " a pass_base.py the patch knows"
+        )
+    state = classify_call(span.text)
+    if state == FIXED:
+        raise PatchRefused(f"{where}: the fix for #22309 is already applied")
+    if state == EARLIER_FIX:
+        raise PatchRefused(
+            f"{where}: already fixed (earlier version of this fix,"
+            f" {EARLIER_FIX_SHA256[span.sha256]})"
+        )
+    if state == UNKNOWN:
+        raise PatchRefused(
+            f"{where}: {PATCHED_CLASS}.{PATCHED_METHOD} (lines"
+            f" {span.start}-{span.end}, sha256 {span.sha256[:12]}) differs from"
+            " every unfixed version the patch knows; upstream changed it,"
+            " perhaps by fixing #22309 another way (see #22310, #22891)."
+            " Refusing to patch a diverged tree"
+        )
+    fixed_here = spliced_fix(span.text)
+    assert fixed_here is not None, "a known unfixed call has the lines the fix changes"
+    return span.replaced_by(fixed_here)
+
+
+def splice_test(upstream: str, where: str) -> str:
+    """``upstream`` with the regression test's imports merged into its import
+    block and the rest of the test file appended at its end."""
+    ours, additions = import_block(regression_test_source())
+    defined = {
+        node.name
+        for node in ast.parse(upstream).body
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef))
+    }
+    clashes = [
+        node.name
+        for node in ast.parse(additions).body
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and node.name in defined
+    ]
+    if clashes:
+        name = TEST_CLASS if TEST_CLASS in clashes else clashes[0]
+        raise PatchRefused(f"{where}: {name} is already there")
+    try:
+        merged = merge_imports(upstream, ours)
+    except ImportMergeError as error:
+        raise PatchRefused(f"{where}: {error}") from None
+    return merged.rstrip("\n") + "\n\n\n" + additions
+
+
+def planned_test_changes(tree: Path) -> List[FileChange]:
+    """The test file with the new tests, and the Buck file with their deps."""
+    old_test = read_tree_file(tree, TEST_PASS_INFRA)
+    new_test = splice_test(old_test, str(tree / TEST_PASS_INFRA))
+    changes = [FileChange(TEST_PASS_INFRA, old_test, new_test)]
+    try:
+        build_file = with_test_deps(tree, old_test, new_test)
+    except BuckDepsError as error:
+        raise PatchRefused(str(error)) from None
+    if build_file is not None:
+        changes.append(FileChange(*build_file))
+    return changes
+
+
+def planned_changes(tree: Path) -> List[FileChange]:
+    if not tree.is_dir():
+        raise PatchRefused(f"{tree}: no such directory")
+    old_pass_base = read_tree_file(tree, PASS_BASE)
+    new_pass_base = splice_pass_base(old_pass_base, str(tree / PASS_BASE))
+    changes = [FileChange(PASS_BASE, old_pass_base, new_pass_base)]
+    # In the order git format-patch writes them.
+    changes += planned_test_changes(tree)
+    return sorted(changes, key=lambda change: change.path)
+
+
+def check_writable(out_dir: Path) -> None:
+    if out_dir.exists() and not out_dir.is_dir():
+        raise PatchRefused(f"output directory {out_dir} is not a directory")
+    if not out_dir.is_dir():
+        raise PatchRefused(f"output directory {out_dir} does not exist")
+    try:
+        probe_fd, probe = tempfile.mkstemp(dir=out_dir, prefix=".probe-")
+    except OSError as error:
+        raise PatchRefused(
+            f"output directory {out_dir} is not writable: {error.strerror}"
+        ) from None
+    os.close(probe_fd)
+    os.unlink(probe)
+
+
+def make_patch(
+    tree: Path,
+    out_dir: Path,
+    author: str,
+    date: Optional[str] = None,
+    co_authors: Sequence[str] = (),
+    proofs: Optional[List[Dict[str, object]]] = None,
+    releases: Optional[Dict[str, object]] = None,
+) -> Path:
+    """Write the patch for ``tree`` into ``out_dir`` and return its path.
+
+    With ``proofs`` (``prove --json``), the Test plan quotes the proof of
+    this very patch; ``releases`` (the release table) gives the regression
+    sentence. Raises ``PatchRefused`` before writing anything when the tree
+    lacks the files, already has the fix, has a ``call`` the patch does not
+    know or build files without what the tests need, when no proof is of
+    this patch, or when ``out_dir`` cannot be written.
+    """
+    changes = planned_changes(tree)
+    try:
+        proof = (
+            proof_of(proofs, patch_digest(changes), "the proof")
+            if proofs is not None
+            else None
+        )
+    except EvidenceError as error:
+        raise PatchRefused(str(error)) from None
+    check_writable(out_dir)
+    message = commit_message(co_authors, proof, releases)
+    return write_patch(out_dir, changes, author, SUBJECT, message, date)
+
+
+def write_patch(
+    out_dir: Path,
+    changes: List[FileChange],
+    author: str,
+    subject: str,
+    message: str,
+    date: Optional[str] = None,
+) -> Path:
+    """The mail-formatted patch, written whole or not at all; its path."""
+    text = patch_text(
+        changes,
+        author,
+        date or email.utils.formatdate(time.time(), localtime=True),
+        subject,
+        message,
+    )
+    target = out_dir.resolve() / patch_file_name(subject)
+    with tempfile.NamedTemporaryFile(
+        "w", dir=out_dir, prefix=".patch-", delete=False, encoding="utf-8"
+    ) as handle:
+        handle.write(text)
+    os.replace(handle.name, target)
+    return target

@@ -1,0 +1,212 @@
+"""``python -m exportpass_fix prove``: the patch on upstream's own source.
+
+For each ref of an ExecuTorch git checkout (a work tree or a bare mirror):
+that ref's ``exir/`` laid over the installed package (see ``trees``), the
+patch made for it and applied with ``git am``, then the regression tests
+without and with the fix, upstream's whole ``test_pass_infra.py`` with it,
+and the ``exir/tests`` differential (patched failures within unpatched ones).
+"""
+
+import platform
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Callable, Dict, List
+
+from ...shared.fix_source import PASS_BASE, TEST_PASS_INFRA
+from ...shared.installed import environ_without_hook, installed_version
+from ..making.trees import linked_tree, run_pytest
+
+from .checkout import (
+    applied_with_git_am,
+    git_dir_of,
+    ProveRefused,
+    ref_exir,
+    resolve,
+    root_configs,
+)
+from .differential import ignored_under_exir, run_differential
+from .static_checks import static_checks_step
+
+# Without the fix these fail; the other new tests pin behaviour that is kept.
+FAIL_UNFIXED = {
+    "test_constant_only_graph_keeps_its_fake_mode",
+    "test_constants_beside_a_non_tensor_input_keep_one_fake_mode",
+    "test_constants_of_a_strict_mode_meet_computed_values",
+    "test_vals_of_a_second_fake_mode_are_replaced",
+    "test_partitioned_constant_subgraph_lowers",
+}
+
+
+@dataclass
+class Step:
+    name: str
+    ok: bool
+    detail: str
+    data: Dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class RefProof:
+    ref: str
+    commit: str
+    environment: Dict[str, str]
+    patch_sha256: str = ""
+    steps: List[Step] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.steps) and all(step.ok for step in self.steps)
+
+
+def environment() -> Dict[str, str]:
+    try:
+        torchvision = metadata.version("torchvision")
+    except metadata.PackageNotFoundError:
+        torchvision = ""
+    return {
+        "python": platform.python_version(),
+        "pytest": metadata.version("pytest"),
+        "torch": metadata.version("torch"),
+        "torchvision": torchvision,
+        "executorch": installed_version(),
+    }
+
+
+def check_imports(tree: Path, ref: str) -> None:
+    env = environ_without_hook()
+    env["PYTHONPATH"] = str(tree)
+    done = subprocess.run(
+        [sys.executable, "-c", "import executorch.exir, executorch.exir.pass_base"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ProveRefused(
+            f"{ref}: its exir/ does not import over the installed package: {last}"
+        )
+
+
+def _short(ids: set) -> List[str]:
+    return sorted(test_id.rsplit("::", 1)[-1] for test_id in ids)
+
+
+@dataclass
+class Prepared:
+    files: Dict[str, str]
+    configs: Dict[str, str]
+    patched: Dict[str, str]
+    digest: str
+    am_error: str = ""
+
+
+def _prepared(git_dir: Path, ref: str, work: Path) -> Prepared:
+    """The ref's exir/ files, once they are known to import over the package,
+    and the patched files after ``git am`` (or the error ``git am`` gave)."""
+    commit = resolve(git_dir, ref)
+    files = ref_exir(git_dir, commit)
+    check_imports(linked_tree(work / "unpatched", files), ref)
+    configs = root_configs(git_dir, commit)
+    try:
+        patched, digest = applied_with_git_am(work, files)
+    except RuntimeError as error:
+        return Prepared(files, configs, {}, "", str(error) or "failed")
+    return Prepared(files, configs, patched, digest)
+
+
+def _static_checks(
+    prepared: Prepared, unpatched: Path, fixed: Path, work: Path
+) -> Step:
+    ok, detail, data = static_checks_step(
+        prepared.configs, prepared.patched, unpatched, fixed, work
+    )
+    return Step("static checks", ok, detail, data)
+
+
+def prove_ref(
+    git_dir: Path,
+    ref: str,
+    prepared: Prepared,
+    work: Path,
+    say: Callable[[str], None],
+) -> RefProof:
+    proof = RefProof(ref, resolve(git_dir, ref), environment(), prepared.digest)
+
+    def step(done: Step) -> None:
+        proof.steps.append(done)
+        say(f"[{ref}] {done.name}: {'ok' if done.ok else 'FAILED'}, {done.detail}")
+
+    if prepared.am_error:
+        step(Step("git am", False, prepared.am_error.splitlines()[0]))
+        return proof
+    step(Step("git am", True, "applied cleanly"))
+    test_only = {p: t for p, t in prepared.patched.items() if p != PASS_BASE}
+    unfixed = linked_tree(work / "unfixed", {**prepared.files, **test_only})
+    fixed = linked_tree(work / "patched", {**prepared.files, **prepared.patched})
+    for tree, must_fail in ((unfixed, FAIL_UNFIXED), (fixed, set())):
+        run = run_pytest(tree, [TEST_PASS_INFRA])
+        failed = _short(run.failed)
+        step(
+            Step(
+                f"test_pass_infra.py {'without' if must_fail else 'with'} the fix",
+                set(failed) == must_fail and len(run.passed) > 5,
+                f"{len(run.passed)} passed, {len(failed)} failed"
+                + (f" ({', '.join(failed)})" if failed else ""),
+                {"passed": len(run.passed), "failed": failed},
+            )
+        )
+    step(_static_checks(prepared, work / "unpatched", fixed, work))
+    say(f"[{ref}] exir/tests unpatched and patched, side by side (minutes) ...")
+    ignores = ignored_under_exir(prepared.configs.get("pytest.ini", ""))
+    differential = run_differential(work / "unpatched", fixed, ignores)
+    counts = {
+        side: {"passed": len(run.passed), "failed": len(run.failed)}
+        for side, run in (
+            ("unpatched", differential.unpatched),
+            ("patched", differential.patched),
+        )
+    }
+    step(
+        Step(
+            "exir/tests differential",
+            not differential.new_failures and len(differential.unpatched.passed) > 100,
+            differential.summary(),
+            {
+                **counts,
+                "ignored_by_pytest_ini": len(ignores),
+                "failed_both": {
+                    test: differential.unpatched.reasons.get(test, "")
+                    for test in sorted(
+                        differential.unpatched.failed & differential.patched.failed
+                    )
+                },
+                "new_failures": sorted(differential.new_failures),
+                "flaky": sorted(differential.flaky),
+            },
+        )
+    )
+    return proof
+
+
+def prove(
+    checkout: Path, refs: List[str], say: Callable[[str], None]
+) -> List[RefProof]:
+    """Raises ``ProveRefused`` before any test runs when an input does not fit."""
+    git_dir = git_dir_of(checkout)
+    for ref in refs:
+        resolve(git_dir, ref)
+    with tempfile.TemporaryDirectory(prefix="exportpass-prove-") as work:
+        works = [Path(work) / str(i) for i in range(len(refs))]
+        prepared = []
+        for ref, ref_work in zip(refs, works):
+            say(f"[{ref}] its exir/ over the installed package: importing ...")
+            prepared.append(_prepared(git_dir, ref, ref_work))
+        return [
+            prove_ref(git_dir, ref, ref_prepared, ref_work, say)
+            for ref, ref_prepared, ref_work in zip(refs, prepared, works)
+        ]

@@ -1,0 +1,27 @@
+"""What the tests of the upstream patch share: the new tests' ids, an author,
+and what a body must never say upstream."""
+
+import re
+
+from exportpass_fix.shared.fix_source import TEST_CLASS
+
+NEW_TESTS = {
+    f"{TEST_CLASS}::{name}"
+    for name in (
+        "test_constant_only_graph_keeps_its_fake_mode",
+        "test_constants_beside_a_non_tensor_input_keep_one_fake_mode",
+        "test_constants_of_a_strict_mode_meet_computed_values",
+        "test_vals_of_a_second_fake_mode_are_replaced",
+        "test_graph_without_fake_tensors_gets_a_new_fake_mode",
+        "test_placeholder_overrides_receive_the_constants_values",
+        "test_partitioned_constant_subgraph_lowers",
+    )
+}
+
+AUTHOR = "A Person <a.person@example.org>"
+# What the body must never say upstream: this project's names, its commands,
+# and placeholder text.
+NOT_UPSTREAM = re.compile(
+    r"exportpass_fix|exportpass-fix|EXPORTPASS_FIX|\bprove\b|\bmatrix\b"
+    r"|\bcheck --|<to be|TODO|XXX|\.\.\.puts|…"
+)

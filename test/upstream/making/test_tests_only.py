@@ -1,0 +1,144 @@
+"""``patch --tests-only --for-pr 22310``: the tests and a comment offered to
+#22310, on a stand-in for its branch (a tree carrying the shape its
+description gives); the follow-up body once #22310 has landed; any fix
+without a witness against it accepted, an unfixed tree refused."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import git, git_repo
+
+from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from exportpass_fix.shared.installed import installed_version
+from exportpass_fix.upstream.judging.mutants import with_call
+from exportpass_fix.upstream.judging.variants import VARIANTS
+from exportpass_fix.upstream.making.pr_description import (
+    MAX_LINES,
+    TESTS_ONLY_SUBJECT,
+    WIDTH,
+)
+from exportpass_fix.upstream.proving.prove import FAIL_UNFIXED
+from patch_facts import AUTHOR, NEW_TESTS, NOT_UPSTREAM
+from trees import linked_tree, run_pytest, wheel_texts
+
+BY_NAME = {variant.name: variant for variant in VARIANTS}
+SHAPE_OF_22310 = BY_NAME["fallback scan of placeholders"]
+
+
+def _tests_only(tree: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    out.mkdir(exist_ok=True)
+    return subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "patch", "--tests-only"]
+        + ["--tree", str(tree), "-o", str(out), "--author", AUTHOR, *extra],
+        capture_output=True,
+        text=True,
+    )
+
+
+def _tree_with_call(root: Path, call_text: str) -> Path:
+    texts = wheel_texts()
+    return git_repo(root, {**texts, PASS_BASE: with_call(texts[PASS_BASE], call_text)})
+
+
+def _message(patch: Path) -> str:
+    return patch.read_text().partition("\n\n")[2].split("\n---\n", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def branch_of_22310(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _tree_with_call(
+        tmp_path_factory.mktemp("pr22310") / "et", SHAPE_OF_22310.text
+    )
+
+
+def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
+    branch_of_22310: Path, tmp_path: Path
+) -> None:
+    head = git(branch_of_22310, "rev-parse", "HEAD").stdout.strip()
+
+    done = _tests_only(branch_of_22310, tmp_path / "out", "--for-pr", "22310")
+
+    assert done.returncode == 0, done.stderr
+    patch_path, comment_path = done.stdout.split()
+    patch, comment = Path(patch_path), Path(comment_path)
+    assert f"Subject: [PATCH] {TESTS_ONLY_SUBJECT}\n" in patch.read_text()
+    message = _message(patch)
+    assert message.startswith("### Summary\n\nTests for #22310, the fix for #22309.")
+    assert "Follow-up" not in message
+    assert NOT_UPSTREAM.search(message) is None, NOT_UPSTREAM.search(message)
+    lines = message.splitlines()
+    assert len(lines) <= MAX_LINES and max(map(len, lines)) <= WIDTH
+    flat = " ".join(message.split())
+    assert f"at {head[:12]}" in flat and f"{len(NEW_TESTS)} passed, 0 failed" in flat
+    # The comment for #22310: short, with the run's counts, commit and
+    # ExecuTorch version, and the offer with its trailer.
+    text = comment.read_text()
+    assert comment.name == "comment.md" and len(text.splitlines()) <= 15
+    flat = " ".join(text.split())
+    for needle in (
+        f"{len(NEW_TESTS)} passed, 0 failed",
+        f"at {head[:12]}",
+        f"ExecuTorch {installed_version()}",
+        patch.name,
+        f"Co-authored-by: {AUTHOR}",
+    ):
+        assert needle in flat, needle
+    # The commit applies on the branch, touches only the tests, and they pass.
+    applied = git(branch_of_22310, "am", str(patch))
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    changed = git(branch_of_22310, "diff", "--name-only", "HEAD~1", "HEAD").stdout
+    assert changed.split() == [TEST_PASS_INFRA]
+    files = {p: (branch_of_22310 / p).read_text() for p in (PASS_BASE, TEST_PASS_INFRA)}
+    run = run_pytest(linked_tree(tmp_path / "check", files), [TEST_PASS_INFRA])
+    assert run.returncode == 0, run.output[-3000:]
+    assert len([t for t in run.passed if TEST_CLASS in t]) == len(NEW_TESTS)
+    assert git(branch_of_22310, "reset", "-q", "--hard", "HEAD~1").returncode == 0
+
+
+def test_once_22310_has_landed_the_tests_are_a_follow_up(tmp_path: Path) -> None:
+    tree = _tree_with_call(tmp_path / "et", SHAPE_OF_22310.text)
+    subject = "Reuse the graph's fake mode when every input is a lifted constant"
+    (tree / "landed.txt").write_text("x\n")
+    assert git(tree, "add", "-A").returncode == 0
+    assert git(tree, "commit", "-q", "-m", f"{subject} (#22310)").returncode == 0
+    merged = git(tree, "rev-parse", "HEAD").stdout.strip()
+
+    done = _tests_only(tree, tmp_path / "out", "--for-pr", "22310")
+
+    assert done.returncode == 0, done.stderr
+    (patch,) = done.stdout.split()  # no comment: the follow-up is its own PR
+    message = _message(Path(patch))
+    flat = " ".join(message.split())
+    assert message.startswith("### Summary\n\nFollow-up to #22310")
+    assert f"(merged as {merged[:12]})" in flat and f"at {merged[:12]}" in flat
+    assert list((tmp_path / "out").iterdir()) == [Path(patch)]
+
+
+@pytest.mark.mutants  # the kill table's acceptable variants, through --tests-only
+@pytest.mark.parametrize("name", ["no consistency assertion", "placeholders always"])
+def test_a_fix_without_a_witness_against_it_is_accepted(
+    name: str, tmp_path: Path
+) -> None:
+    tree = _tree_with_call(tmp_path / "et", BY_NAME[name].text)
+
+    done = _tests_only(tree, tmp_path / "out")
+
+    assert done.returncode == 0, done.stderr
+    message = _message(Path(done.stdout.strip()))
+    assert message.startswith("### Summary\n\nRegression tests for #22309")
+
+
+def test_tests_only_patch_is_refused_on_an_unfixed_tree(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "et", wheel_texts())
+    out = tmp_path / "out"
+
+    done = _tests_only(repo, out, "--for-pr", "22310")
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert "does not behave fixed: the new tests would fail there (" in refusal
+    for name in FAIL_UNFIXED:
+        assert name in refusal
+    assert list(out.iterdir()) == []
