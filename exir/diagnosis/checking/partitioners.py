@@ -30,7 +30,7 @@ class Entry:
     # Python packages its lowering imports, which construction does not check.
     requires: Tuple[Tuple[str, str], ...] = ()  # (import name, pip name)
     # Why its .pte differs between identical runs: the fresh UUIDs it writes.
-    # Its programs are compared by a UUID-blind digest (worker.py), not bytes.
+    # Its programs are compared by a UUID-blind digest (outputs.py), not bytes.
     uuids: Optional[str] = None
 
 

@@ -14,18 +14,17 @@ Each step is one JSON line on stdout; bad input is one line
 
 import hashlib
 import json
-import re
 import sys
 import time
 from typing import Callable, Dict, List, Optional, Tuple
 
 import torch
 
+from ...shared.report import EXIT_REFUSED
 from .findings import failure, trigger_delegates, trigger_partitions
 from .model_spec import BadModel, load_model, Model
+from .outputs import max_abs_error, uuid_blind_digest
 from .partitioners import construct, PARTITIONERS, Unavailable
-
-EXIT_BAD_INPUT = 2
 
 
 def emit(**record: object) -> None:
@@ -40,24 +39,6 @@ def _runtime_note(partitioners: List[str]) -> Optional[str]:
     return f"no {', '.join(missing)} runtime in these pybindings"
 
 
-def _max_abs_error(buffer: bytes, model: Model) -> Tuple[float, bool, float, float]:
-    from executorch.extension.pybindings.portable_lib import (
-        _load_for_executorch_from_buffer,
-    )
-
-    args, kwargs = model.inputs
-    outputs = _load_for_executorch_from_buffer(buffer).forward(
-        tuple(torch.utils._pytree.tree_leaves((args, kwargs)))
-    )
-    expected = torch.utils._pytree.tree_leaves(model.eager(*args, **kwargs))
-    errors = [float((o - e).abs().max()) for o, e in zip(outputs, expected)]
-    close = len(outputs) == len(expected) and all(
-        torch.allclose(o, e, rtol=model.rtol, atol=model.atol)
-        for o, e in zip(outputs, expected)
-    )
-    return max(errors, default=0.0), close, model.rtol, model.atol
-
-
 Outcome = Tuple[object, bool, str, Dict[str, object]]
 
 
@@ -70,7 +51,7 @@ def _timed(
         value, ok, detail, data = action()
     except BadModel as bad:
         emit(bad_input=str(bad))
-        sys.exit(EXIT_BAD_INPUT)
+        sys.exit(EXIT_REFUSED)
     except Exception as error:  # the step's failure is what we report
         data = {**failure(error), **getattr(error, "diagnosis", {})}
         value, ok, detail = None, False, str(data["error"])
@@ -103,23 +84,12 @@ def _lower(model: Model, names: List[str]) -> Outcome:
     return edge, True, f"{count} delegate(s)", data
 
 
-UUID = re.compile(rb"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
-
-
-def _uuid_blind_digest(buffer: bytes) -> str:
-    """A digest of the byte histogram with UUIDs masked: blind to fresh UUIDs
-    and to the order of entries keyed by them, not to any other change."""
-    masked = bytearray(UUID.sub(b"0" * 36, buffer))
-    counts = torch.bincount(torch.frombuffer(masked, dtype=torch.uint8), minlength=256)
-    return hashlib.sha256(counts.numpy().tobytes()).hexdigest()
-
-
 def _serialize(edge: object) -> Outcome:
     buffer = edge.to_executorch().buffer  # type: ignore[attr-defined]
     data = {
         "pte_bytes": len(buffer),
         "pte_sha256": hashlib.sha256(buffer).hexdigest(),
-        "pte_uuid_blind_digest": _uuid_blind_digest(buffer),
+        "pte_uuid_blind_digest": uuid_blind_digest(buffer),
     }
     return buffer, True, f"{len(buffer)} bytes", data
 
@@ -128,7 +98,7 @@ def _run(buffer: bytes, model: Model, names: List[str]) -> Outcome:
     note = _runtime_note(names)
     if note is not None:
         return None, True, note, {"ran": False}
-    error, close, rtol, atol = _max_abs_error(buffer, model)
+    error, close, rtol, atol = max_abs_error(buffer, model)
     detail = f"max abs error {error:.2e} (rtol={rtol:g}, atol={atol:g})"
     return None, close, detail, {"ran": True, "max_abs_error": error}
 
@@ -164,7 +134,7 @@ def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
             load_model(spec, **tolerance)
         except BadModel as bad:
             emit(bad_input=str(bad))
-            sys.exit(EXIT_BAD_INPUT)
+            sys.exit(EXIT_REFUSED)
         except Exception:  # the model's own failure: its run reports it
             pass
 
@@ -183,7 +153,7 @@ def main(column: str, job: Dict) -> None:
             construct(name)
         except Unavailable as reason:
             emit(bad_input=f"partitioner {name!r} cannot be used here: {reason}")
-            sys.exit(EXIT_BAD_INPUT)
+            sys.exit(EXIT_REFUSED)
     emit(
         run=None,
         step="import",

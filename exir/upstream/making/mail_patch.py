@@ -2,9 +2,14 @@
 reads) from whole-file changes: headers, message, diffstat and diffs."""
 
 import difflib
+import email.utils
 import hashlib
+import os
+import tempfile
+import time
 from dataclasses import dataclass
-from typing import List, Tuple
+from pathlib import Path
+from typing import List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -87,3 +92,28 @@ def patch_file_name(subject: str) -> str:
     while "--" in slug:
         slug = slug.replace("--", "-")
     return f"0001-{slug.strip('-')}.patch"
+
+
+def write_patch(
+    out_dir: Path,
+    changes: List[FileChange],
+    author: str,
+    subject: str,
+    message: str,
+    date: Optional[str] = None,
+) -> Path:
+    """The mail-formatted patch, written whole or not at all; its path."""
+    text = patch_text(
+        changes,
+        author,
+        date or email.utils.formatdate(time.time(), localtime=True),
+        subject,
+        message,
+    )
+    target = out_dir.resolve() / patch_file_name(subject)
+    with tempfile.NamedTemporaryFile(
+        "w", dir=out_dir, prefix=".patch-", delete=False, encoding="utf-8"
+    ) as handle:
+        handle.write(text)
+    os.replace(handle.name, target)
+    return target

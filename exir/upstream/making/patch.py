@@ -8,10 +8,8 @@ and writes the difference as one mail-formatted patch.
 """
 
 import ast
-import email.utils
 import os
 import tempfile
-import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
@@ -36,7 +34,7 @@ from ...shared.source_spans import method_span
 from .buck_deps import BuckDepsError, with_test_deps
 from .evidence import EvidenceError, proof_of
 from .import_merge import import_block, ImportMergeError, merge_imports
-from .mail_patch import FileChange, patch_digest, patch_file_name, patch_text
+from .mail_patch import FileChange, patch_digest, write_patch
 from .pr_description import commit_message, SUBJECT
 
 
@@ -166,8 +164,8 @@ def make_patch(
     """Write the patch for ``tree`` into ``out_dir`` and return its path.
 
     With ``proofs`` (``prove --json``), the Test plan quotes the proof of
-    this very patch; ``releases`` (the release table) gives the regression
-    sentence. Raises ``PatchRefused`` before writing anything when the tree
+    this very patch; ``releases`` (the release table) gives the range of
+    releases measured. Raises ``PatchRefused`` before writing anything when the tree
     lacks the files, already has the fix, has a ``call`` the patch does not
     know or build files without what the tests need, when no proof is of
     this patch, or when ``out_dir`` cannot be written.
@@ -184,28 +182,3 @@ def make_patch(
     check_writable(out_dir)
     message = commit_message(co_authors, proof, releases)
     return write_patch(out_dir, changes, author, SUBJECT, message, date)
-
-
-def write_patch(
-    out_dir: Path,
-    changes: List[FileChange],
-    author: str,
-    subject: str,
-    message: str,
-    date: Optional[str] = None,
-) -> Path:
-    """The mail-formatted patch, written whole or not at all; its path."""
-    text = patch_text(
-        changes,
-        author,
-        date or email.utils.formatdate(time.time(), localtime=True),
-        subject,
-        message,
-    )
-    target = out_dir.resolve() / patch_file_name(subject)
-    with tempfile.NamedTemporaryFile(
-        "w", dir=out_dir, prefix=".patch-", delete=False, encoding="utf-8"
-    ) as handle:
-        handle.write(text)
-    os.replace(handle.name, target)
-    return target

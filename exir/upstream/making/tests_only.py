@@ -18,17 +18,12 @@ from string import Template
 from typing import Dict, Optional, Sequence, Tuple
 
 from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
-from ..proving.prove import environment
+
 from .buck_deps import has_build_files
-from .patch import (
-    check_writable,
-    PatchRefused,
-    planned_test_changes,
-    read_tree_file,
-    write_patch,
-)
+from .mail_patch import write_patch
+from .patch import check_writable, PatchRefused, planned_test_changes, read_tree_file
 from .pr_description import fill, tests_only_message, TESTS_ONLY_SUBJECT
-from .trees import linked_tree, run_pytest
+from .trees import environment, linked_tree, run_pytest
 
 COMMENT = "comment.md"
 COMMENT_TEMPLATE = Path(__file__).resolve().parent / "tests_only_comment.md"

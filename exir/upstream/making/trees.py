@@ -9,14 +9,20 @@ ExecuTorch's own tests run against patched code without copying the package.
 """
 
 import os
+import platform
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Dict, List, Optional, Set
 
-from ...shared.installed import environ_without_hook, installed_executorch_dir
+from ...shared.installed import (
+    environ_without_hook,
+    installed_executorch_dir,
+    installed_version,
+)
 
 
 def executorch_dir() -> Path:
@@ -145,3 +151,18 @@ def run_pytest(
             else:
                 run.passed.add(_test_id(case))
     return run
+
+
+def environment() -> Dict[str, str]:
+    """The versions a run in a linked tree is made with, for the bodies."""
+    try:
+        torchvision = metadata.version("torchvision")
+    except metadata.PackageNotFoundError:
+        torchvision = ""
+    return {
+        "python": platform.python_version(),
+        "pytest": metadata.version("pytest"),
+        "torch": metadata.version("torch"),
+        "torchvision": torchvision,
+        "executorch": installed_version(),
+    }

@@ -7,18 +7,16 @@ without and with the fix, upstream's whole ``test_pass_infra.py`` with it,
 and the ``exir/tests`` differential (patched failures within unpatched ones).
 """
 
-import platform
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Callable, Dict, List
 
 from ...shared.fix_source import PASS_BASE, TEST_PASS_INFRA
-from ...shared.installed import environ_without_hook, installed_version
-from ..making.trees import linked_tree, run_pytest
+from ...shared.installed import environ_without_hook
+from ..making.trees import environment, linked_tree, run_pytest
 
 from .checkout import (
     applied_with_git_am,
@@ -60,20 +58,6 @@ class RefProof:
     @property
     def ok(self) -> bool:
         return bool(self.steps) and all(step.ok for step in self.steps)
-
-
-def environment() -> Dict[str, str]:
-    try:
-        torchvision = metadata.version("torchvision")
-    except metadata.PackageNotFoundError:
-        torchvision = ""
-    return {
-        "python": platform.python_version(),
-        "pytest": metadata.version("pytest"),
-        "torch": metadata.version("torch"),
-        "torchvision": torchvision,
-        "executorch": installed_version(),
-    }
 
 
 def check_imports(tree: Path, ref: str) -> None:
