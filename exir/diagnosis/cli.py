@@ -1,10 +1,19 @@
-"""The diagnosis job's commands: ``check``, ``matrix``, ``releases``,
-``partitioners``."""
+"""The diagnosis job's commands: ``check`` and ``partitioners`` (checking),
+``matrix`` and ``releases`` (evidence): their options parsed and checked,
+their results printed and mapped to exit codes (0 done, 1 a check did not
+hold, 2 refused)."""
 
 import argparse
-import sys
+import json
 
-from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, refuse, unknown_name
+from ..shared.report import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    refuse,
+    text_table,
+    timed_progress,
+    unknown_name,
+)
 
 TITLE = "Is #22309 what blocks my export?"
 DOCS = "docs/check.md"
@@ -17,11 +26,19 @@ COMMANDS = {
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .checking.check import run_check
+    from .checking.check import BadInput, check
+    from .checking.columns import WIDTH
 
-    return run_check(
-        args.model, args.partitioner, args.json, args.atol, args.rtol, args.full
-    )
+    say = timed_progress(args.full)
+    tolerance = {"rtol": args.rtol, "atol": args.atol}
+    try:
+        checked = check(args.model, args.partitioner, tolerance, say)
+    except BadInput as bad:
+        return refuse("check", bad)
+    say("done")
+    width = None if args.full else WIDTH
+    print(json.dumps(checked.as_json()) if args.json else checked.as_text(width))
+    return EXIT_OK if checked.backport_ok else EXIT_CHECK_FAILED
 
 
 def _matrix(args: argparse.Namespace) -> int:
@@ -37,10 +54,8 @@ def _matrix(args: argparse.Namespace) -> int:
         )
     from .evidence.matrix import as_json, build_matrix, render, usable_partitioners
 
-    def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
     partitioners = usable_partitioners(args.partitioner)
+    say = timed_progress()
     matrix = build_matrix(args.model or list(BUILTIN_MODELS), partitioners, say)
     bad = matrix.get("bad_input", [])
     if bad:
@@ -50,38 +65,42 @@ def _matrix(args: argparse.Namespace) -> int:
 
 
 def _partitioners(args: argparse.Namespace) -> int:
-    import json
     import logging
-
-    from ..shared.report import text_table
 
     from .checking.partitioners import PARTITIONERS, why_not
 
     logging.disable(logging.WARNING)  # backends log their own import notes
     reasons = {name: why_not(name) for name in PARTITIONERS}
     if args.json:
-        print(
-            json.dumps(
-                {n: {"usable": r is None, "reason": r} for n, r in reasons.items()}
-            )
-        )
+        usable = {n: {"usable": r is None, "reason": r} for n, r in reasons.items()}
+        print(json.dumps(usable))
         return EXIT_OK
     rows = [[n, "yes" if r is None else "no", r or ""] for n, r in reasons.items()]
-    print(text_table(["partitioner", "usable here", "why not"], rows))
+    print(text_table(["partitioner", "usable here", "why not"], rows, [17, 11, 66]))
     return EXIT_OK
 
 
 def _releases(args: argparse.Namespace) -> int:
-    from .evidence.releases import PAIRS, run_releases
+    from ..shared import release_table
+
+    if args.markdown or args.summary:  # the committed table, measuring nothing
+        if args.release or args.json:
+            return refuse("releases", "--markdown and --summary take no other flag")
+        table = release_table.load()
+        render = release_table.render_summary if args.summary else None
+        print((render or release_table.render_markdown)(table))
+        return EXIT_OK
+    from .evidence.releases import measure, PAIRS
 
     known = list(dict.fromkeys(executorch for executorch, _ in PAIRS))
     pairs = []
     for given in args.release:
         executorch, _, torch = given.partition("=")
         if executorch not in known:
+            listed = ", ".join(known)
             return refuse(
                 "releases",
-                f"unknown ExecuTorch release {executorch!r}; known: {', '.join(known)}",
+                f"unknown ExecuTorch release {executorch!r}; known: {listed}",
             )
         if torch and not all(part.isdigit() for part in torch.split(".")):
             return refuse("releases", f"{torch!r} is not a torch version")
@@ -89,7 +108,11 @@ def _releases(args: argparse.Namespace) -> int:
             pairs.append((executorch, torch))
         else:
             pairs += [pair for pair in PAIRS if pair[0] == executorch]
-    return run_releases(pairs or PAIRS, args.json)
+    table = measure(pairs or PAIRS, timed_progress())
+    print(
+        json.dumps(table, indent=1) if args.json else release_table.render_text(table)
+    )
+    return EXIT_OK
 
 
 def add_commands(
@@ -135,7 +158,16 @@ def add_commands(
         metavar="EXECUTORCH[=TORCH]",
         help="repeatable (default: every pair of the table, 1.0.0 to 1.5.1)",
     )
-    releases.add_argument("--json", action="store_true", help="one JSON object")
+    output = releases.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="one JSON object")
+    output.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the committed table (exir/shared/releases.json) as docs carry it",
+    )
+    output.add_argument(
+        "--summary", action="store_true", help="the same, a line per equal result"
+    )
     releases.set_defaults(run=_releases)
 
     partitioners = commands.add_parser(

@@ -4,8 +4,9 @@ it was invoked, and the one-line refusal that goes with exit status 2."""
 import difflib
 import sys
 import textwrap
+import time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -17,6 +18,23 @@ def prog() -> str:
     """As the user called it: the console script or ``python -m``."""
     called = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
     return CONSOLE_SCRIPT if called == CONSOLE_SCRIPT else "python -m exportpass_fix"
+
+
+def progress(line: str) -> None:
+    """A progress line of long work: stderr, so that stdout is the result."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def timed_progress(full: bool = False) -> Callable[[str], None]:
+    """``progress`` with the seconds since this call before each line, cut
+    to a terminal's 100 columns unless ``full``."""
+    started = time.perf_counter()
+
+    def say(line: str) -> None:
+        line = f"[{time.perf_counter() - started:5.1f} s] {line}"
+        progress(line if full else cut(line, 100))
+
+    return say
 
 
 def refuse(command: str, reason: object) -> int:

@@ -1,10 +1,14 @@
-"""The upstream job's commands: ``patch``, ``prove``, ``mutants``,
-``cherry-pick``."""
+"""The upstream job's commands: ``patch`` (making), ``prove`` (proving),
+``mutants`` (judging), ``cherry-pick``: their options parsed and checked,
+their results printed and mapped to exit codes (0 done, 1 a check did not
+hold, 2 refused)."""
 
 import argparse
+import dataclasses
+import json
 from pathlib import Path
 
-from ..shared.report import EXIT_OK, refuse
+from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, progress, refuse
 
 DEFAULT_REFS = ["main", "release/1.4"]
 TITLE = "Give me the upstream patch"
@@ -17,26 +21,93 @@ COMMANDS = {
 }
 
 
-def _patch(args: argparse.Namespace) -> int:
-    from .patch_cli import run_patch
+def _misfit(args: argparse.Namespace, author: object) -> str:
+    """Why these options cannot make a patch, or ''."""
+    from .making.mail_patch import NO_AUTHOR, valid_identity
 
-    return run_patch(args, lambda reason: refuse("patch", reason))
+    if author is None:
+        return NO_AUTHOR
+    for identity in [author, *args.co_author]:
+        if not valid_identity(str(identity)):
+            return f'{identity!r} is not "Name <email>"'
+    if args.tests_only and args.proof:
+        return "--proof is for the full patch"
+    if args.for_pr is not None and not args.tests_only:
+        return "--for-pr goes with --tests-only"
+    if args.for_pr is not None and args.for_pr <= 0:
+        return f"--for-pr {args.for_pr} is not a pull request number"
+    return ""
+
+
+def _patch(args: argparse.Namespace) -> int:
+    from ..shared.installed import installed_executorch_dir
+    from ..shared.release_table import load as load_release_table
+    from .making.buck_deps import has_build_files
+    from .making.evidence import EvidenceError, load_proofs
+    from .making.mail_patch import git_identity
+    from .making.patch import make_patch, PatchRefused
+    from .making.pr_description import LABEL
+    from .making.tests_only import make_tests_patch
+
+    tree = args.tree or installed_executorch_dir()
+    if tree is None:
+        return refuse("patch", "no executorch installed here; pass --tree")
+    author = args.author or git_identity()
+    misfit = _misfit(args, author)
+    if misfit:
+        return refuse("patch", misfit)
+    out_dir, comment = Path(args.output_dir), None
+    try:
+        if args.tests_only:
+            path, comment = make_tests_patch(
+                Path(tree), out_dir, author, args.co_author, args.for_pr
+            )
+        else:
+            path = make_patch(
+                Path(tree),
+                out_dir,
+                author=author,
+                co_authors=args.co_author,
+                proofs=load_proofs(args.proof) if args.proof else None,
+                releases=load_release_table(),
+            )
+    except (PatchRefused, EvidenceError) as refusal:
+        return refuse("patch", refusal)
+    print("\n".join(str(p) for p in (path, comment) if p is not None))
+    if not args.tests_only and not args.proof:
+        progress(
+            "warning: the Test plan lists the commands only; a PR needs what"
+            " they printed: run prove --json and pass --proof"
+        )
+    if not has_build_files(Path(tree)):
+        progress(
+            f"note: {tree} has no Buck files (an installed package): the patch"
+            " adds no pass_infra deps; make it from a checkout to include them"
+        )
+    progress(f"label the PR: {LABEL}")
+    return EXIT_OK
 
 
 def _prove(args: argparse.Namespace) -> int:
-    from .prove_cli import run_prove
-    from .proving.prove import ProveRefused
+    from .proving.prove import prove, ProveRefused
+    from .proving.report import render
 
     try:
-        return run_prove(Path(args.checkout), args.ref or DEFAULT_REFS, args.json)
+        proofs = prove(Path(args.checkout), args.ref or DEFAULT_REFS, progress)
     except ProveRefused as refusal:
         return refuse("prove", refusal)
+    data = [dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]
+    print(json.dumps(data) if args.json else "\n\n".join(map(render, data)))
+    return EXIT_OK if all(p["ok"] for p in data) else EXIT_CHECK_FAILED
 
 
 def _mutants(args: argparse.Namespace) -> int:
-    from .judging.mutants import run_mutants
+    from .judging.mutants import judged_right, mutants
+    from .judging.mutants_report import render
 
-    return run_mutants(args.json)
+    table = mutants(progress)
+    print(json.dumps(table) if args.json else render(table))
+    return EXIT_OK if judged_right(table) else EXIT_CHECK_FAILED
 
 
 def _cherry_pick(args: argparse.Namespace) -> int:
@@ -54,12 +125,10 @@ def add_commands(
 ) -> None:
     patch = commands.add_parser(
         "patch",
-        description="Write a git-am-ready upstream patch. While #22310 is open, offer it the tests: `patch"
-        " --tests-only --for-pr 22310 --tree <checkout of #22310>` writes"
-        " the tests-only commit and comment.md to post on #22310 (after it"
-        " lands, the same command writes a follow-up). Without --tests-only:"
-        " the standalone PR (fix and tests), to open only if #22310 closes"
-        " unmerged; give it --proof for its Test plan.",
+        description="Write a git-am-ready upstream patch. While #22310 is open:"
+        " --tests-only --for-pr 22310 --tree <its checkout> writes the tests"
+        " and comment.md for it (a follow-up once it lands). Without"
+        " --tests-only: the standalone PR, with --proof for its Test plan.",
     )
     patch.add_argument(
         "--tree",

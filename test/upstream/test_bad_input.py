@@ -245,15 +245,18 @@ def test_no_author_is_refused_and_nothing_written(tmp_path: Path) -> None:
 
 
 def _refusal(command: str, *args: str) -> Tuple[str, str]:
-    """Runs ``command``, which must refuse: exit 2, one line on stderr.
-    Returns that line and stdout (where ``prove`` shows its progress)."""
+    """Runs ``command``, which must refuse: exit 2, one line on stderr, the
+    last, after at most the progress lines of ``prove``. Returns that line
+    and stdout."""
     done = subprocess.run(
         [sys.executable, "-m", "exportpass_fix", command, *args],
         capture_output=True,
         text=True,
     )
     assert done.returncode == 2, done.stdout + done.stderr
-    (refusal,) = done.stderr.strip().splitlines()
+    lines = done.stderr.strip().splitlines()
+    (refusal,) = [line for line in lines if not line.startswith("[")]
+    assert lines[-1] == refusal
     return refusal, done.stdout
 
 
@@ -316,8 +319,8 @@ def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
     checkout, ref, message = _prove_cases(tmp_path)[case]
     before = _snapshot(tmp_path)
 
-    refusal, _progress = _refusal("prove", "--checkout", checkout, "--ref", ref)
+    refusal, stdout = _refusal("prove", "--checkout", checkout, "--ref", ref)
 
     assert refusal.startswith("python -m exportpass_fix prove: refused: ")
-    assert message in refusal
+    assert message in refusal and stdout == ""
     assert _snapshot(tmp_path) == before

@@ -3,19 +3,17 @@
 Two workers (see ``columns``), unpatched and with the backport, lower the
 model through the partitioners at the same time. Without ``--model`` and
 ``--partitioner`` it is the issue's own case: the issue's graph and reduced
-model through Vulkan. Exit status: 0 when every step of the backport column
-is ok or could not run here (no runtime: "not run"), 1 when one failed, 2
-for bad input, refused before any worker starts where it can be. Progress
-goes to stderr, the report to stdout, 100 columns wide unless ``--full``.
+model through Vulkan. ``Checked.backport_ok`` is true when every step of the
+backport column is ok or could not run here (no runtime: "not run");
+``BadInput`` is refused before any worker starts where it can be. The text
+report is 100 columns wide unless ``--full``.
 """
 
-import json
-import sys
-import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
-from ...shared.report import cut, refuse, unknown_name
+from ...shared.report import unknown_name
 
 from .columns import Column, COLUMNS, run_columns, table, WIDTH
 from .findings import diagnosis_lines, verdict
@@ -95,66 +93,62 @@ def diagnose(columns: Dict[str, Column], run: int = 0) -> Dict[str, object]:
     }
 
 
-def run_check(
+@dataclass
+class Checked:
+    """One check, both columns run: what it prints and its exit status."""
+
+    columns: Dict[str, Column]
+    model: str
+    partitioners: List[str]
+    issue_case: bool
+    diagnosis: Dict[str, object] = field(init=False)
+    backport_ok: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.diagnosis = diagnose(self.columns)
+        self.backport_ok = first_failure(self.columns["backport"], 0)["failed"] is None
+
+    def as_json(self) -> Dict[str, object]:
+        """What ``--json`` prints: every record whole, each with its status."""
+        imported = self.columns["backport"].steps(None).get("import", {})
+        return {
+            "executorch": imported.get("executorch"),
+            "torch": imported.get("torch"),
+            "model": self.model,
+            "partitioners": self.partitioners,
+            "columns": {c: self.columns[c].records for c in COLUMNS},
+            "diagnosis": {k: v for k, v in self.diagnosis.items() if k != "verdict"},
+            "verdict": self.diagnosis["verdict"],
+            "backport_ok": self.backport_ok,
+        }
+
+    def as_text(self, width: Optional[int] = WIDTH) -> str:
+        """The table and the diagnosis, in ``width`` columns (None: whole)."""
+        rows = ISSUE_STEPS if self.issue_case else STEPS
+        lines = diagnosis_lines(self.diagnosis, width)
+        return table(self.columns, rows, width) + "\n\n" + "\n".join(lines)
+
+
+def check(
     model: Optional[str],
     partitioners: List[str],
-    as_json: bool = False,
-    atol: float = 1e-5,
-    rtol: float = 1e-5,
-    full: bool = False,
-) -> int:
-    started = time.perf_counter()
+    tolerance: Dict[str, float],
+    say: Callable[[str], None],
+) -> Checked:
+    """Both columns of one check; ``BadInput`` for what cannot be checked,
+    before any worker starts where it can be told."""
     issue_case = model is None and not partitioners
     model = model or DEFAULT_MODEL
     partitioners = partitioners or [DEFAULT_PARTITIONER]
-    try:
-        validate(model, partitioners)
-    except BadInput as bad:
-        return refuse("check", bad)
-
-    def say(line: str) -> None:  # progress: stderr, with the time so far
-        line = f"[{time.perf_counter() - started:5.1f} s] {line}"
-        print(line if full else cut(line, WIDTH), file=sys.stderr, flush=True)
-
+    validate(model, partitioners)
     say("running unpatched and with the backport at once (imports take ~10 s)")
     job = {
         "repro": issue_case,
         "runs": [{"model": model, "partitioners": partitioners}],
-        "tolerance": {"rtol": rtol, "atol": atol},
+        "tolerance": tolerance,
     }
     columns = run_columns(job, say)
     bad = [c.bad_input for c in columns.values() if c.bad_input]
     if bad:
-        return refuse("check", bad[0])
-    diagnosis = diagnose(columns)
-    backport_ok = first_failure(columns["backport"], 0)["failed"] is None
-    say(f"done in {time.perf_counter() - started:.1f} s")
-    if as_json:
-        print(json.dumps(report(columns, model, partitioners, diagnosis, backport_ok)))
-        return 0 if backport_ok else 1
-    width = None if full else WIDTH
-    print(table(columns, ISSUE_STEPS if issue_case else STEPS, width))
-    print()
-    print("\n".join(diagnosis_lines(diagnosis, width)))
-    return 0 if backport_ok else 1
-
-
-def report(
-    columns: Dict[str, Column],
-    model: str,
-    partitioners: List[str],
-    diagnosis: Dict,
-    backport_ok: bool,
-) -> Dict[str, object]:
-    """What ``--json`` prints: every record whole, each with its status."""
-    imported = columns["backport"].steps(None).get("import", {})
-    return {
-        "executorch": imported.get("executorch"),
-        "torch": imported.get("torch"),
-        "model": model,
-        "partitioners": partitioners,
-        "columns": {c: columns[c].records for c in COLUMNS},
-        "diagnosis": {k: v for k, v in diagnosis.items() if k != "verdict"},
-        "verdict": diagnosis["verdict"],
-        "backport_ok": backport_ok,
-    }
+        raise BadInput(bad[0])
+    return Checked(columns, model, partitioners, issue_case)

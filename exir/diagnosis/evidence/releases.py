@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ...shared.fix_source import PACKAGE_DIR
-from ...shared.release_table import render_text, RUNS
+from ...shared.release_table import RUNS
 from ..checking.columns import COLUMNS, run_columns
 
 # Each release with a torch its wheel admits: torch 2.13.0, the CPU build
@@ -156,19 +156,17 @@ def run_pair(
     return row
 
 
-def run_releases(pairs: List[Tuple[str, str]], as_json: bool) -> int:
-    def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
+def measure(
+    pairs: List[Tuple[str, str]], say: Callable[[str], None]
+) -> Dict[str, object]:
+    """The release table of ``pairs``, as ``releases --json`` prints it."""
     with tempfile.TemporaryDirectory(prefix="exportpass-releases-") as work:
         # The workers import this package from here, not from an install.
         (Path(work) / "pythonpath").mkdir()
         (Path(work) / "pythonpath" / "exportpass_fix").symlink_to(PACKAGE_DIR)
         rows = [run_pair(e, t, Path(work), say) for e, t in pairs]
-    table = {
+    return {
         "generated_by": "python -m exportpass_fix releases --json",
         "date": time.strftime("%Y-%m-%d"),
         "rows": rows,
     }
-    print(json.dumps(table, indent=1) if as_json else render_text(table))
-    return 0

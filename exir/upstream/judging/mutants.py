@@ -139,15 +139,10 @@ def mutants(say: Callable[[str], None]) -> Dict[str, object]:
     }
 
 
-def run_mutants(as_json: bool) -> int:
-    from .mutants_report import render
-
-    def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
-
-    table = mutants(say)
+def judged_right(table: Dict[str, object]) -> bool:
+    """Every wrong variant killed, every other accepted, every witness
+    holding for the fix: what exit status 0 of ``mutants`` means."""
     rows = table["variants"]
     assert isinstance(rows, list)
-    print(json.dumps(table) if as_json else render(table))
     ok = all(str(r["verdict"]).startswith("ok") for r in rows)
-    return 0 if ok and not table["witnesses_failing_the_fix"] else 1
+    return ok and not table["witnesses_failing_the_fix"]

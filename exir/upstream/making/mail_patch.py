@@ -5,6 +5,8 @@ import difflib
 import email.utils
 import hashlib
 import os
+import re
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -117,3 +119,38 @@ def write_patch(
         handle.write(text)
     os.replace(handle.name, target)
     return target
+
+
+IDENTITY = re.compile(r"[^<>\n]+ <[^<>\s]+@[^<>\s]+>")
+NO_AUTHOR = (
+    'no author: pass --author "Name <email>" or set git config user.name and'
+    " user.email (the PR's author must sign the CLA)"
+)
+
+
+def valid_identity(identity: str) -> bool:
+    """Whether ``identity`` is ``Name <email>``, as From: and trailers want."""
+    return IDENTITY.fullmatch(identity) is not None
+
+
+def git_identity() -> Optional[str]:
+    """``user.name <user.email>`` as git would commit here, if both are set."""
+    try:
+        name, mail = (
+            subprocess.run(
+                ["git", "config", key],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            for key in ("user.name", "user.email")
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return f"{name} <{mail}>" if name and mail else None
+
+
+NO_AUTHOR = (
+    'no author: pass --author "Name <email>" or set git config user.name and'
+    " user.email (the PR's author must sign the CLA)"
+)

@@ -7,7 +7,6 @@ the commands alone otherwise. What does not fit (the behaviour changes, the
 trigger, the evidence) is in the project's docs/upstream.md.
 """
 
-import re
 import textwrap
 from pathlib import Path
 from string import Template
@@ -30,7 +29,6 @@ MAX_LINES = 30
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "pr_description.md"
 TESTS_ONLY_TEMPLATE = HERE / "tests_only_description.md"
-IDENTITY = re.compile(r"[^<>\n]+ <[^<>\s]+@[^<>\s]+>")
 FILES = f"{PASS_BASE} {TEST_PASS_INFRA}"
 SUITE = "exir/tests --continue-on-collection-errors"
 LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
@@ -49,10 +47,6 @@ CAUSE = (
     " has no FakeTensor. #22310 (@msluszniak) and #22891 (@psiddh) address"
     " the same bug."
 )
-
-
-def valid_identity(identity: str) -> bool:
-    return IDENTITY.fullmatch(identity) is not None
 
 
 def fill(text: str, indent: str = "") -> str:
