@@ -1,6 +1,6 @@
 """Benchmark: ``ExportPass()(gm)`` with the unfixed vs the fixed ``call``.
 
-Run ``python test/bench_export_pass.py``. Graphs of about 10, 1 000 and
+Run ``python test/backport/bench_export_pass.py``. Graphs of about 10, 1 000 and
 10 000 nodes, three kinds (every placeholder a constant; one constant and
 one plain FakeTensor; no fake tensor at all), each timed in rounds: one round
 runs the unfixed call, the fixed call and the unfixed call again, in an order

@@ -1,6 +1,6 @@
 """Benchmark: lowering end to end with the unfixed vs the fixed ``call``.
 
-Run ``python test/bench_lowering.py``. For pairs of this project's models and
+Run ``python test/diagnosis/checking/bench_lowering.py``. For pairs of this project's models and
 partitioners that lower either way, ``to_edge_transform_and_lower`` then
 ``to_executorch`` is timed in rounds, in one process, as in
 ``bench_export_pass.py``: each round runs the unfixed call, the fixed call
@@ -11,9 +11,14 @@ floor). For pairs that lower only with the fix, the fixed times alone.
 
 import logging
 import statistics
+import sys
+from pathlib import Path
 
 import torch
-from bench_export_pass import median_ratio, time_rounds
+
+# Its timing helpers live beside the pass benchmark, in test/backport.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "backport"))
+from bench_export_pass import median_ratio, time_rounds  # noqa: E402
 from executorch.exir import pass_base, to_edge_transform_and_lower
 from exportpass_fix.backport import replace_call as backport
 from exportpass_fix.diagnosis.checking.partitioners import construct, why_not

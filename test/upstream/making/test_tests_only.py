@@ -76,6 +76,7 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     # ExecuTorch version, and the offer with its trailer.
     text = comment.read_text()
     assert comment.name == "comment.md" and len(text.splitlines()) <= 15
+    assert "what users see" not in " ".join(text.split())
     flat = " ".join(text.split())
     for needle in (
         f"{len(NEW_TESTS)} passed, 0 failed",
