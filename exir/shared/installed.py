@@ -6,7 +6,6 @@ proof, the upstream test runs and the diagnosis's unpatched column all
 start children that must run unpatched whatever the caller's shell sets.
 """
 
-import importlib.metadata
 import importlib.util
 import os
 from pathlib import Path
@@ -30,6 +29,8 @@ def installed_executorch_dir() -> Optional[Path]:
 
 
 def installed_version() -> str:
+    import importlib.metadata  # here: the start-up hook imports this module
+
     try:
         return importlib.metadata.version("executorch")
     except importlib.metadata.PackageNotFoundError:
