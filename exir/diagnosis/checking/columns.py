@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
 from ...shared.installed import environ_without_hook
-
 from ...shared.report import text_table
 
 COLUMNS = ("unpatched", "backport")
@@ -36,11 +35,15 @@ class Column:
         return {r["step"]: r for r in self.records if r.get("run") == run}
 
 
+# How a record's status (the worker's: ok, failed, not run) reads in a
+# progress line and in a table's cell.
+PROGRESS_MARK = {"ok": "ok", "failed": "FAILED", "not run": "not run"}
+CELL_MARK = {"ok": "ok", "failed": "FAIL", "not run": "not run"}
+
+
 def _progress(column: str, record: Dict) -> str:
     where = "" if record.get("run") is None else f"run {record['run']} "
-    mark = "ok" if record["ok"] else "FAILED"
-    if record.get("ran") is False:
-        mark = "not run"
+    mark = PROGRESS_MARK[record["status"]]
     return f"[{column}] {where}{record['step']}: {mark}, {record['detail']}"
 
 
@@ -115,9 +118,7 @@ def run_columns(
 def _cell(record: Optional[Dict]) -> str:
     if record is None:
         return "not run: an earlier step failed"
-    if record.get("ran") is False:  # the step could not run here
-        return f"not run: {record['detail']}"
-    return f"{'ok' if record['ok'] else 'FAIL'}: {record['detail']}"
+    return f"{CELL_MARK[record['status']]}: {record['detail']}"
 
 
 def _fit(natural: List[int], available: int) -> List[int]:
