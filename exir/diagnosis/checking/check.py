@@ -13,11 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from ...shared.report import unknown_name
-
 from .columns import Column, COLUMNS, run_columns, table, WIDTH
 from .findings import diagnosis_lines, verdict
-from .model_spec import BadModel, BUILTIN_MODELS, is_pt2, refuse_unreadable_pt2
+from .model_spec import BadModel, is_pt2, refuse_unknown_builtin, refuse_unreadable_pt2
 from .partitioners import unknown, unusable_here
 
 DEFAULT_MODEL = "builtin:issue-reduced"
@@ -53,15 +51,13 @@ def validate(model: str, partitioners: List[str]) -> None:
         reason = unusable_here(name)
         if reason is not None:
             raise BadInput(f"partitioner {name!r} cannot be used here: {reason}")
-    if model.startswith("builtin:"):
-        name = model.split(":", 1)[1]
-        if name not in BUILTIN_MODELS:
-            raise BadInput(unknown_name("built-in model", name, BUILTIN_MODELS))
-    elif is_pt2(model):
-        try:
+    try:
+        if model.startswith("builtin:"):
+            refuse_unknown_builtin(model.split(":", 1)[1])
+        elif is_pt2(model):
             refuse_unreadable_pt2(Path(model))
-        except BadModel as bad:
-            raise BadInput(str(bad)) from None
+    except BadModel as bad:
+        raise BadInput(str(bad)) from None
 
 
 def first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict:

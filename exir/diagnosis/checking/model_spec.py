@@ -167,13 +167,18 @@ def _from_import(spec: str) -> Model:
     return _exported(value, spec)
 
 
+def refuse_unknown_builtin(name: str) -> None:
+    """Raise ``BadModel`` for a name that is no built-in model; no torch."""
+    if name not in BUILTIN_MODELS:
+        raise BadModel(unknown_name("built-in model", name, BUILTIN_MODELS))
+
+
 def load_model(spec: str, rtol: float = 1e-5, atol: float = 1e-5) -> Model:
     if spec.startswith("builtin:"):
-        from ..models.catalog import build, dynamic_shapes, MODELS
+        from ..models.catalog import build, dynamic_shapes
 
         name = spec.split(":", 1)[1]
-        if name not in MODELS:
-            raise BadModel(unknown_name("built-in model", name, list(MODELS)))
+        refuse_unknown_builtin(name)
         model = _exported(build(name), spec, dynamic_shapes(name))
     elif is_pt2(spec):
         model = _from_pt2(Path(spec))
