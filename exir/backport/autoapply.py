@@ -59,13 +59,13 @@ def _tell(message: str) -> None:
 
 
 def _apply_or_warn(pass_base: types.ModuleType) -> None:
-    try:
+    try:  # the import too: nothing the hook meets may break the user's import
         from .replace_call import apply_to
 
         apply_to(pass_base)
     except Exception as error:  # BackportRefused, or any error of the hook's
         detail = str(error)
-        if type(error).__name__ != "BackportRefused":
+        if type(error).__name__ != "BackportRefused":  # named: not imported yet
             detail = f"{type(error).__name__}: {detail}"
         _tell(f"{ENV_VAR} is set but the fix was not applied: {detail}")
 
@@ -122,9 +122,10 @@ def from_environment() -> None:
         return
     _read = True
     value = os.environ.get(ENV_VAR, "")
-    if value.strip().lower() in YES:
+    said = value.strip().lower()
+    if said in YES:
         install()
-    elif value.strip() and value.strip().lower() not in NO and sys.stderr:
+    elif said and said not in NO and sys.stderr:
         print(
             f"exportpass_fix: {ENV_VAR}={value!r} is not one of"
             f" {', '.join(YES)} (or {', '.join(NO)}): the fix is not applied",
