@@ -1,12 +1,17 @@
 """What keeps the README and docs/ honest: their relative links resolve,
-and the commands and flags they show exist in ``--help``."""
+the commands and flags they show exist in ``--help``, and every pasted
+output sits under a marker naming its source and equals what that source
+gives (docs/tests.md, "Pasted outputs"). It reads and runs; it writes
+nothing (``record_output.py --update`` rewrites the marked blocks)."""
 
 import re
 import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterable, List, Set
+from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
+
+import record_output
 
 REPO = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
@@ -15,6 +20,17 @@ FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z-]*|-o)\b")
 # Where a command's arguments end: the end of a code span, a table cell or a
 # shell operator.
 END = re.compile(r"[`|;&>]|\s#\s")
+START = re.compile(r"^<!-- output of: (\S.*?) -->$")
+END_OUTPUT = "<!-- end of output -->"
+# Any other comment that looks like a marker (an old or mistyped form).
+MARKERISH = re.compile(r"<!--\s*(output|end of|generated)")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`\s]*)")
+# Outside a marker a fence holds what the reader types or reads as code.
+CODE = ("sh", "python")
+UNMARKED = (
+    "pasted output goes under <!-- output of: SOURCE -->, commands in ```sh"
+    " (no $ prompt), code in ```python"
+)
 
 
 def pages() -> List[Path]:
@@ -44,6 +60,96 @@ def bad_links(page: Path, text: str) -> List[str]:
         elif anchor and resolved.suffix == ".md":
             if anchor not in anchors(resolved.read_text(encoding="utf-8")):
                 problems.append(f"{page.name}: link to {target}: no such heading")
+    return problems
+
+
+class Block(NamedTuple):
+    """A marked block: its source, the lines of its two markers (1-based),
+    and its text without the fences around it."""
+
+    source: str
+    start: int
+    end: int
+    text: str
+
+
+def unfenced(lines: List[str]) -> List[str]:
+    opening = FENCE.match(lines[0]) if lines else None
+    if opening and len(lines) > 1 and lines[-1].strip() == opening.group(1):
+        return lines[1:-1]
+    return lines
+
+
+def _unmarked(line: str, fence: Optional[Tuple[str, str]]) -> Optional[str]:
+    """The problem of a line outside any marker, if it has one."""
+    if fence is not None:
+        prompt = fence[1] == "sh" and line.startswith("$ ")
+        return "a $ prompt in a sh block" if prompt else None
+    if line == END_OUTPUT:
+        return f"{END_OUTPUT} without a marker before it"
+    if MARKERISH.match(line.strip()) and not START.match(line):
+        return f"not a marker: {line.strip()[:60]!r}; the form is <!-- output of: SOURCE -->"
+    opening = FENCE.match(line)
+    if opening and opening.group(2) not in CODE:
+        return f"a {opening.group(1)}{opening.group(2)} block outside a marker"
+    return None
+
+
+def parse(name: str, text: str) -> Tuple[List[Block], List[str]]:
+    """The marked blocks of a page, and the problems of its markers and of
+    the lines outside them (a pasted output left unmarked)."""
+    blocks, problems = [], []
+    lines = text.splitlines()
+    marker, fence = 0, None
+    for number, line in enumerate(lines, 1):
+        if marker and START.match(line):
+            problems.append(
+                f"{name}:{number}: a marker inside the marker of line {marker}"
+            )
+        elif marker and line == END_OUTPUT:
+            body = "\n".join(unfenced(lines[marker : number - 1]))
+            source = START.match(lines[marker - 1]).group(1)
+            blocks.append(Block(source, marker, number, body))
+            marker = 0
+        elif not marker:
+            problem = _unmarked(line, fence)
+            if problem:
+                hint = "" if problem.startswith("not a") else f": {UNMARKED}"
+                problems.append(f"{name}:{number}: {problem}{hint}")
+            opening = FENCE.match(line)
+            if fence is not None and line.strip() == fence[0]:
+                fence = None
+            elif fence is None and opening:
+                fence = (opening.group(1), opening.group(2))
+            elif fence is None and START.match(line):
+                marker = number
+    if marker:
+        problems.append(f"{name}:{marker}: marker never ends (no {END_OUTPUT})")
+    return blocks, problems
+
+
+def _first_difference(page: str, source: str) -> str:
+    ours, theirs = page.split("\n"), source.split("\n")
+    for number, (a, b) in enumerate(zip(ours, theirs), 1):
+        if a != b:
+            return f"line {number} of the block is {a[:70]!r}, the source's {b[:70]!r}"
+    return f"the block has {len(ours)} lines, the source {len(theirs)}"
+
+
+def marker_problems(name: str, text: str, root: Path = REPO) -> List[str]:
+    """Every problem of a page's markers, blocks and unmarked outputs."""
+    blocks, problems = parse(name, text)
+    for block in blocks:
+        try:
+            expected = record_output.stdout_of(block.source, root)
+        except record_output.Refused as refused:
+            problems.append(f"{name}:{block.start}: {refused}")
+            continue
+        if block.text != expected:
+            difference = _first_difference(block.text, expected)
+            problems.append(
+                f"{name}:{block.start}: differs from {block.source}: {difference}"
+            )
     return problems
 
 

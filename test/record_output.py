@@ -1,0 +1,178 @@
+"""Record a command's output for README.md and docs/ (docs/tests.md, "Pasted
+outputs"): runs the command, and writes its stdout, exit status, the date and
+the versions it ran on as JSON, which the docs test compares with the block
+pasted under ``<!-- output of: docs/records/NAME.json -->``.
+
+    python test/record_output.py docs/records/NAME.json -- exportpass-fix ARGS...
+    python test/record_output.py --update
+
+``--update`` rewrites every marked block of README.md and docs/ from its
+source (a record's stdout, or a fast command run now), keeping its fences.
+
+``exportpass-fix`` and ``python`` run with this interpreter. Progress (the
+command's stderr) passes through; the record is written even when the
+command exits non-zero, since the exit status is part of what it records.
+"""
+
+import datetime
+import json
+import platform
+import re
+import shlex
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Dict, List, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+RECORD = re.compile(r"^docs/records/[\w.-]+\.json$")
+KEYS = ("command", "date", "versions", "exit_status", "stdout")
+# A live docs command must import no ExecuTorch (it would take seconds and
+# depend on the wheel): the docs test runs it with executorch unimportable.
+NO_EXECUTORCH = (
+    "import runpy, sys; sys.modules['executorch'] = None; del sys.argv[0]\n"
+    "if sys.argv[0] == '-m':\n"
+    "    del sys.argv[0]; runpy.run_module(sys.argv[0], run_name='__main__',"
+    " alter_sys=True)\n"
+    "else:\n"
+    "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
+
+
+class Refused(Exception):
+    """A command or record this tool cannot take, with a one-line reason."""
+
+
+def argv_of(command: str) -> List[str]:
+    """The argv that runs ``command`` as a user types it, with this Python."""
+    words = shlex.split(command)
+    if words[:1] == ["exportpass-fix"]:
+        return [sys.executable, "-m", "exportpass_fix", *words[1:]]
+    if words[:1] in (["python"], ["python3"]) and len(words) > 1:
+        return [sys.executable, *words[1:]]
+    raise Refused(f"{command!r}: a command starts with exportpass-fix or python")
+
+
+def run(command: str, live: bool = False) -> "subprocess.CompletedProcess[str]":
+    """Runs ``command`` in the repository. ``live`` (the docs test's run):
+    importing executorch fails, so a command meant to be fast cannot pull it
+    in unseen, and stderr is kept to say why a run failed; otherwise stderr
+    (progress) passes through."""
+    argv = argv_of(command)
+    if live:
+        argv = [argv[0], "-c", NO_EXECUTORCH, *argv[1:]]
+    stderr = subprocess.PIPE if live else None
+    return subprocess.run(
+        argv, cwd=REPO, stdout=subprocess.PIPE, stderr=stderr, text=True
+    )
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def versions() -> Dict[str, str]:
+    return {  # as installed: what `pip list` shows
+        "exportpass_fix": _version("executorch-exportpass-fix"),
+        "executorch": _version("executorch"),
+        "torch": _version("torch"),
+        "python": platform.python_version(),
+    }
+
+
+def load(path: str, root: Path = REPO) -> dict:
+    """The record at ``path`` (relative to ``root``), checked whole."""
+    file = root / path
+    if not file.is_file():
+        raise Refused(f"no such record: {path}")
+    try:
+        record = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise Refused(f"{path}: not JSON: {error}") from None
+    missing = [key for key in KEYS if key not in record]
+    if missing or not isinstance(record.get("stdout"), str):
+        raise Refused(f"{path}: not a record: missing {', '.join(missing) or 'stdout'}")
+    return record
+
+
+def stdout_of(source: str, root: Path = REPO) -> str:
+    """What a marker's source gives, without its last newline: a record's
+    stdout, or a fast command's, run now (docs/tests.md, "Pasted outputs")."""
+    if RECORD.match(source):
+        stdout = load(source, root)["stdout"]
+    elif source.split()[0].endswith(".json"):
+        raise Refused(f"{source}: a record is docs/records/NAME.json")
+    else:
+        done = run(source, live=True)
+        if done.returncode != 0:
+            why = (done.stderr.strip().splitlines() or ["no stderr"])[-1]
+            if "import of executorch halted" in why:
+                why = "it imports executorch: record it (docs/records/NAME.json)"
+            raise Refused(f"{source!r} exited {done.returncode}: {why[:200]}")
+        stdout = done.stdout
+    return stdout[:-1] if stdout.endswith("\n") else stdout
+
+
+def update(page: Path, root: Path = REPO) -> List[str]:
+    """Rewrites the marked blocks of ``page`` from their sources; returns the
+    problems of the page and of the blocks it could not rewrite."""
+    import docs_check  # which imports this module
+
+    name = str(page.relative_to(root))
+    lines = page.read_text(encoding="utf-8").splitlines()
+    blocks, problems = docs_check.parse(name, "\n".join(lines))
+    for block in reversed(blocks):
+        try:
+            new = stdout_of(block.source, root).split("\n")
+        except Refused as refused:
+            problems.append(f"{name}:{block.start}: {refused}")
+            continue
+        inner = lines[block.start : block.end - 1]
+        if docs_check.unfenced(inner) is not inner:
+            new = [inner[0], *new, inner[-1]]
+        lines[block.start : block.end - 1] = new
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return problems
+
+
+def main(args: List[str]) -> int:
+    if args == ["--update"]:
+        pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+        left = [problem for page in pages for problem in update(page)]
+        print("\n".join(left) or "every marked block rewritten", file=sys.stderr)
+        return 1 if left else 0
+    if len(args) < 3 or args[1] != "--" or not args[0].endswith(".json"):
+        raise Refused(
+            "usage: record_output.py docs/records/NAME.json -- COMMAND... | --update"
+        )
+    command = shlex.join(args[2:])
+    argv_of(command)  # refused before anything runs
+    done = run(command)
+    record = {
+        "command": command,
+        "date": datetime.date.today().isoformat(),
+        "versions": versions(),
+        "exit_status": done.returncode,
+        "stdout": done.stdout,
+    }
+    target = Path(args[0])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(f"{target}: exit status {done.returncode}", file=sys.stderr)
+    return 0
+
+
+def cli(args: Optional[List[str]] = None) -> int:
+    try:
+        return main(sys.argv[1:] if args is None else args)
+    except Refused as refused:
+        print(f"record_output.py: {refused}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(cli())
