@@ -28,30 +28,44 @@ from typing import Dict, List, Optional
 REPO = Path(__file__).resolve().parent.parent
 RECORD = re.compile(r"^docs/records/[\w.-]+\.json$")
 KEYS = ("command", "date", "versions", "exit_status", "stdout")
-# A live docs command must import no ExecuTorch (it would take seconds and
-# depend on the wheel): the docs test runs it with executorch unimportable.
-NO_EXECUTORCH = (
-    "import runpy, sys; sys.modules['executorch'] = None; del sys.argv[0]\n"
-    "if sys.argv[0] == '-m':\n"
-    "    del sys.argv[0]; runpy.run_module(sys.argv[0], run_name='__main__',"
-    " alter_sys=True)\n"
-    "else:\n"
-    "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
-)
+# Runs a command as typed: ``exportpass-fix`` as the console script does
+# (its name is the program's), ``python -m M`` or ``python FILE``. A live
+# docs command must import no ExecuTorch (it would take seconds and depend
+# on the wheel): with "live", importing executorch fails.
+LAUNCH = """import runpy, sys
+live, how, what, *args = sys.argv[1:]
+if live == "live":
+    sys.modules["executorch"] = None
+sys.argv = [what, *args]
+if how == "console":
+    from exportpass_fix.__main__ import main
+    sys.exit(main())
+elif how == "-m":
+    runpy.run_module(what, run_name="__main__", alter_sys=True)
+else:
+    runpy.run_path(what, run_name="__main__")
+"""
 
 
 class Refused(Exception):
     """A command or record this tool cannot take, with a one-line reason."""
 
 
-def argv_of(command: str) -> List[str]:
+def argv_of(command: str, live: bool = False) -> List[str]:
     """The argv that runs ``command`` as a user types it, with this Python."""
     words = shlex.split(command)
     if words[:1] == ["exportpass-fix"]:
-        return [sys.executable, "-m", "exportpass_fix", *words[1:]]
-    if words[:1] in (["python"], ["python3"]) and len(words) > 1:
-        return [sys.executable, *words[1:]]
-    raise Refused(f"{command!r}: a command starts with exportpass-fix or python")
+        how = ["console", "exportpass-fix", *words[1:]]
+    elif words[:2] in (["python", "-m"], ["python3", "-m"]) and len(words) > 2:
+        how = words[1:]
+    elif words[:1] in (["python"], ["python3"]) and words[1:2] not in ([], ["-c"]):
+        how = ["file", *words[1:]]
+    else:
+        raise Refused(
+            f"{command!r}: a command is exportpass-fix ..., python -m MODULE ..."
+            " or python FILE ..."
+        )
+    return [sys.executable, "-c", LAUNCH, "live" if live else "recorded", *how]
 
 
 def run(command: str, live: bool = False) -> "subprocess.CompletedProcess[str]":
@@ -59,12 +73,13 @@ def run(command: str, live: bool = False) -> "subprocess.CompletedProcess[str]":
     importing executorch fails, so a command meant to be fast cannot pull it
     in unseen, and stderr is kept to say why a run failed; otherwise stderr
     (progress) passes through."""
-    argv = argv_of(command)
-    if live:
-        argv = [argv[0], "-c", NO_EXECUTORCH, *argv[1:]]
     stderr = subprocess.PIPE if live else None
     return subprocess.run(
-        argv, cwd=REPO, stdout=subprocess.PIPE, stderr=stderr, text=True
+        argv_of(command, live),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
     )
 
 

@@ -160,7 +160,7 @@ def test_the_checker_finds_a_marker_whose_source_is_missing(tmp_path: Path) -> N
     ]
     assert "no such record: docs/records/gone.json" in problems[0]
     assert "a record is docs/records/NAME.json" in problems[1]
-    assert "starts with exportpass-fix or python" in problems[2]
+    assert "a command is exportpass-fix ..., python -m MODULE" in problems[2]
     assert "exited 2: " in problems[3]
     assert "it imports executorch: record it" in problems[4]
 
