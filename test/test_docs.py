@@ -1,8 +1,8 @@
 """The README and docs/: links resolve, every command and flag shown exists
 in ``--help``, every command of ``--help`` is shown, every pasted output is
-under a marker and equals its source's, every test file is described, and
-the README stays a five-minute read. The checker's own tests plant each
-kind of mistake."""
+under a marker and equals its source's, docs/tests.md names every test file
+and module, and the README stays a five-minute read. The checker's own
+tests plant each kind of mistake."""
 
 import json
 import re
@@ -62,6 +62,24 @@ def test_every_test_file_is_described_in_tests_md() -> None:
     assert [
         f.name for f in files if not re.search(rf"`([\w/]+/)?{f.name}`", described)
     ] == []
+
+
+def test_every_module_of_the_package_is_named_in_where_things_are() -> None:
+    tests_md = (docs_check.REPO / "docs" / "tests.md").read_text(encoding="utf-8")
+    where = tests_md.split("## Where things are", 1)[1].split("\n## ", 1)[0]
+    modules = [
+        path
+        for path in sorted((docs_check.REPO / "exir").rglob("*.py"))
+        if path.name != "__init__.py"
+    ]
+
+    assert len(modules) >= 40
+    unnamed = [
+        str(path.relative_to(docs_check.REPO))
+        for path in modules
+        if f"`{path.stem}`" not in where and f"/{path.name}`" not in where
+    ]
+    assert unnamed == []
 
 
 def test_the_readme_is_short_and_leads_to_every_docs_page() -> None:
