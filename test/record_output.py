@@ -108,9 +108,22 @@ def load(path: str, root: Path = REPO) -> dict:
         record = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise Refused(f"{path}: not JSON: {error}") from None
-    missing = [key for key in KEYS if key not in record]
-    if missing or not isinstance(record.get("stdout"), str):
-        raise Refused(f"{path}: not a record: missing {', '.join(missing) or 'stdout'}")
+    if not isinstance(record, dict) or sorted(record) != sorted(KEYS):
+        raise Refused(f"{path}: not a record: its keys must be {', '.join(KEYS)}")
+    wrong = [
+        key
+        for key, right in (
+            ("command", isinstance(record["command"], str)),
+            ("date", re.fullmatch(r"\d{4}-\d\d-\d\d", str(record["date"]))),
+            ("versions", sorted(record["versions"] or ()) == sorted(versions())),
+            ("exit_status", isinstance(record["exit_status"], int)),
+            ("stdout", isinstance(record["stdout"], str)),
+        )
+        if not right
+    ]
+    if wrong:
+        raise Refused(f"{path}: not a record: a wrong {', '.join(wrong)}")
+    argv_of(record["command"])
     return record
 
 

@@ -135,8 +135,13 @@ def _releases_summary() -> str:
 
 def test_a_marked_block_equal_to_its_command_or_record_passes(tmp_path: Path) -> None:
     (tmp_path / "docs" / "records").mkdir(parents=True)
-    record = {key: "" for key in record_output.KEYS}
-    record["stdout"] = "a\n\nb\n"
+    record = {
+        "command": "exportpass-fix partitioners",
+        "date": "2026-12-05",
+        "versions": record_output.versions(),
+        "exit_status": 1,
+        "stdout": "a\n\nb\n",
+    }
     (tmp_path / "docs/records/r.json").write_text(json.dumps(record))
     text = (
         f"<!-- output of: {RELEASES} -->\n{_releases_summary()}\n<!-- end of output -->\n"
@@ -181,6 +186,39 @@ def test_the_checker_finds_a_marker_whose_source_is_missing(tmp_path: Path) -> N
     assert "a command is exportpass-fix ..., python -m MODULE" in problems[2]
     assert "exited 2: " in problems[3]
     assert "it imports executorch: record it" in problems[4]
+
+
+def test_the_checker_refuses_a_record_that_is_not_one(tmp_path: Path) -> None:
+    (tmp_path / "docs" / "records").mkdir(parents=True)
+    good = {
+        "command": "exportpass-fix partitioners",
+        "date": "2026-12-05",
+        "versions": record_output.versions(),
+        "exit_status": 0,
+        "stdout": "x\n",
+    }
+    planted = {
+        "keys": {key: good[key] for key in ("command", "stdout")},
+        "date": {**good, "date": "today"},
+        "versions": {**good, "versions": {"torch": "2.13.0"}},
+        "command": {**good, "command": "bash .ci/run"},
+    }
+    for name, record in planted.items():
+        (tmp_path / f"docs/records/{name}.json").write_text(json.dumps(record))
+    (tmp_path / "docs/records/text.json").write_text("x")
+
+    def problem(name: str) -> str:
+        text = (
+            f"<!-- output of: docs/records/{name}.json -->\nx\n<!-- end of output -->"
+        )
+        (found,) = docs_check.marker_problems("p.md", text, tmp_path)
+        return found
+
+    assert "its keys must be command, date, versions" in problem("keys")
+    assert "a wrong date" in problem("date")
+    assert "a wrong versions" in problem("versions")
+    assert "'bash .ci/run': a command is exportpass-fix" in problem("command")
+    assert "not JSON" in problem("text")
 
 
 def test_the_checker_finds_broken_markers_and_unmarked_outputs() -> None:
