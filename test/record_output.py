@@ -90,9 +90,20 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
+def _this_project() -> str:
+    """Installed, or run from this tree through PYTHONPATH (as on the
+    shared 1.0.0 environment): then pyproject.toml's version, said so."""
+    installed = _version("executorch-exportpass-fix")
+    if installed != "not installed":
+        return installed
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    found = re.search(r'^version = "([^"]+)"', pyproject, re.M)
+    return f"{found.group(1) if found else '?'} (not installed: this tree)"
+
+
 def versions() -> Dict[str, str]:
     return {  # as installed: what `pip list` shows
-        "exportpass_fix": _version("executorch-exportpass-fix"),
+        "exportpass_fix": _this_project(),
         "executorch": _version("executorch"),
         "torch": _version("torch"),
         "python": platform.python_version(),
