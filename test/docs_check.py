@@ -24,7 +24,8 @@ START = re.compile(r"^<!-- output of: (\S.*?) -->$")
 END_OUTPUT = "<!-- end of output -->"
 # Any other comment that looks like a marker (an old or mistyped form).
 MARKERISH = re.compile(r"<!--\s*(output|end of|generated)")
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`\s]*)")
+# A backtick fence's line holds no other backtick (else it is a code span).
+FENCE = re.compile(r"^\s*(`{3,}(?=[^`]*$)|~{3,})\s*(\S*)")
 # Outside a marker a fence holds what the reader types or reads as code.
 CODE = ("sh", "python")
 UNMARKED = (

@@ -9,9 +9,8 @@ pasted under ``<!-- output of: docs/records/NAME.json -->``.
 ``--update`` rewrites every marked block of README.md and docs/ from its
 source (a record's stdout, or a fast command run now), keeping its fences.
 
-``exportpass-fix`` and ``python`` run with this interpreter. Progress (the
-command's stderr) passes through; the record is written even when the
-command exits non-zero, since the exit status is part of what it records.
+Progress (the command's stderr) passes through; the record is written even
+when the command exits non-zero: its exit status is part of the record.
 """
 
 import datetime
@@ -23,15 +22,14 @@ import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 REPO = Path(__file__).resolve().parent.parent
 RECORD = re.compile(r"^docs/records/[\w.-]+\.json$")
 KEYS = ("command", "date", "versions", "exit_status", "stdout")
-# Runs a command as typed: ``exportpass-fix`` as the console script does
-# (its name is the program's), ``python -m M`` or ``python FILE``. A live
-# docs command must import no ExecuTorch (it would take seconds and depend
-# on the wheel): with "live", importing executorch fails.
+# Runs a command as typed (``exportpass-fix`` as its console script does).
+# A live docs command must import no ExecuTorch (seconds, and the wheel's
+# own output): with "live", importing executorch fails.
 LAUNCH = """import runpy, sys
 live, how, what, *args = sys.argv[1:]
 if live == "live":
@@ -180,8 +178,9 @@ def update(page: Path, root: Path = REPO) -> List[str]:
 
 def main(args: List[str]) -> int:
     if args == ["--update"]:
-        pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-        left = [problem for page in pages for problem in update(page)]
+        import docs_check
+
+        left = [problem for page in docs_check.pages() for problem in update(page)]
         print("\n".join(left) or "every marked block rewritten", file=sys.stderr)
         return 1 if left else 0
     if len(args) < 3 or args[1] != "--" or not args[0].endswith(".json"):
@@ -205,13 +204,9 @@ def main(args: List[str]) -> int:
     return 0
 
 
-def cli(args: Optional[List[str]] = None) -> int:
+if __name__ == "__main__":
     try:
-        return main(sys.argv[1:] if args is None else args)
+        sys.exit(main(sys.argv[1:]))
     except Refused as refused:
         print(f"record_output.py: {refused}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(cli())
+        sys.exit(2)

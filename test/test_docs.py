@@ -229,22 +229,23 @@ def test_the_checker_finds_broken_markers_and_unmarked_outputs() -> None:
         "~~~text\nout\n~~~\n"  # 6
         "```sh\n$ exportpass-fix releases\n```\n"  # 10: a prompt
         "```python\nprint(1)\n```\n"
-        "<!-- output of: exportpass-fix releases -->\n"  # 15
-        "<!-- output of: exportpass-fix releases -->\n"  # 16: nested
+        "```` ```text ```` is a code span, not a fence\n"
+        "<!-- output of: exportpass-fix releases -->\n"  # 16
+        "<!-- output of: exportpass-fix releases -->\n"  # 17: nested
         "x\n"
     )
 
     problems = docs_check.parse("p.md", text)[1]
 
     assert [p.split(": ", 1)[0] for p in problems] == [
-        f"p.md:{line}" for line in (1, 2, 3, 6, 10, 16, 15)
+        f"p.md:{line}" for line in (1, 2, 3, 6, 10, 17, 16)
     ]
     assert "not a marker" in problems[0]
     assert "without a marker before it" in problems[1]
     assert "a ``` block outside a marker" in problems[2]
     assert "a ~~~text block outside a marker" in problems[3]
     assert "a $ prompt in a sh block" in problems[4]
-    assert "a marker inside the marker of line 15" in problems[5]
+    assert "a marker inside the marker of line 16" in problems[5]
     assert "marker never ends" in problems[6]
 
 
