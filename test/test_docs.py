@@ -54,6 +54,21 @@ def test_every_pasted_output_is_marked_and_is_what_its_source_gives() -> None:
     assert problems == []
 
 
+def test_every_record_is_whole_and_is_the_source_of_a_marked_block() -> None:
+    sources = " ".join(
+        block.source
+        for page in docs_check.pages()
+        for block in docs_check.parse(page.name, page.read_text(encoding="utf-8"))[0]
+    )
+    records = sorted((docs_check.REPO / "docs" / "records").glob("*"))
+
+    assert records, "docs/records holds at least the partitioners record"
+    for record in records:
+        path = str(record.relative_to(docs_check.REPO))
+        record_output.load(path)  # raises Refused, saying why, if not whole
+        assert path in sources, f"{path}: no marker reads it"
+
+
 def test_every_test_file_is_described_in_tests_md() -> None:
     described = (docs_check.REPO / "docs" / "tests.md").read_text(encoding="utf-8")
     files = sorted((docs_check.REPO / "test").rglob("test_*.py"))
