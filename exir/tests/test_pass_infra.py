@@ -9,8 +9,8 @@
 # What this project adds to upstream's exir/tests/test_pass_infra.py. The
 # patch maker merges the import block below into upstream's (adding only the
 # names that file lacks) and appends everything after it at the end of the
-# file. Each test names, in its first comment, the plausible wrong fix it
-# rules out (or the behaviour the fix must keep); none reads torch internals.
+# file. Each test says in its first comment what behaviour it pins; none
+# reads torch internals. Which wrong fixes each one fails is in docs/tests.md.
 
 import unittest
 
@@ -95,7 +95,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         return [mode for i, mode in enumerate(modes) if mode not in modes[:i]]
 
     def test_constant_only_graph_keeps_its_fake_mode(self) -> None:
-        # Rules out detect_fake_mode(), which asserts under an active mode.
+        # Constants alone keep their mode, also inside another active mode.
         mode = FakeTensorMode(allow_non_fake_inputs=True)
         self.assertEqual(self._modes_after(self._graph(*self._constants(mode))), [mode])
         graph_module = self._graph(*self._constants(mode))
@@ -103,16 +103,19 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             self.assertEqual(self._modes_after(graph_module), [mode])
 
     def test_constants_beside_a_non_tensor_input_keep_one_fake_mode(self) -> None:
-        # Rules out a scan of the first placeholder only, or of all-real inputs.
+        # A constant keeps its mode wherever it sits among int or SymInt inputs.
         shape_env = ShapeEnv()
         mode = FakeTensorMode(allow_non_fake_inputs=True, shape_env=shape_env)
         for other in (3, shape_env.create_unbacked_symint()):
-            with self.subTest(input=type(other).__name__):
-                graph_module = self._graph(other, *self._constants(mode))
-                self.assertEqual(self._modes_after(graph_module), [mode])
+            for at in range(3):
+                vals: list[object] = [other, other]
+                vals.insert(at, self._constant(torch.tensor(2.0), mode))
+                with self.subTest(input=type(other).__name__, at=at):
+                    graph_module = self._graph(*vals)
+                    self.assertEqual(self._modes_after(graph_module), [mode])
 
     def test_constants_of_a_strict_mode_meet_computed_values(self) -> None:
-        # Rules out leaving allow_non_fake_inputs as the graph's mode has it.
+        # A strict mode's constant keeps that mode times a computed value.
         mode = FakeTensorMode()
         graph = torch.fx.Graph()
         table = graph.placeholder("table")
@@ -123,7 +126,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         self.assertEqual(self._modes_after(graph_module), [mode])
 
     def test_vals_of_a_second_fake_mode_are_replaced(self) -> None:
-        # Rules out a scan of every node's val instead of the placeholders'.
+        # An inner val of a second mode is retraced into the placeholders' mode.
         mode = FakeTensorMode(allow_non_fake_inputs=True)
         graph_module = self._graph(*self._constants(mode))
         with FakeTensorMode():
@@ -131,12 +134,12 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         self.assertEqual(self._modes_after(graph_module), [mode])
 
     def test_graph_without_fake_tensors_gets_a_new_fake_mode(self) -> None:
-        # Keeps the fallback to a new mode when no val is a FakeTensor.
+        # A graph without FakeTensor vals is still traced in one new mode.
         graph_module = self._graph(torch.tensor(2.0), torch.tensor(3.0))
         self.assertEqual(len(self._modes_after(graph_module)), 1)
 
     def test_placeholder_overrides_receive_the_constants_values(self) -> None:
-        # Rules out making inputs() return the constants as FakeTensors.
+        # placeholder() overrides receive the constants' real values.
         args: list[Argument] = []
 
         class Recorder(ExportPass):
@@ -155,7 +158,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             torch.testing.assert_close(arg, torch.tensor(value))
 
     def test_partitioned_constant_subgraph_lowers(self) -> None:
-        # Rules out detect_fake_mode() of inputs(), seen through lowering.
+        # #22309's model lowers, its constants delegated, and matches eager.
         x = torch.randn(4, 128)
         edge = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,)), partitioner=[_ConstantsPartitioner()]

@@ -102,12 +102,9 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _mutants(args: argparse.Namespace) -> int:
-    from .judging.mutants import judged_right, mutants
-    from .judging.mutants_report import render
+    from .judging.mutants_report import command
 
-    table = mutants(progress)
-    print(json.dumps(table) if args.json else render(table))
-    return EXIT_OK if judged_right(table) else EXIT_CHECK_FAILED
+    return command(args.record, args.json, args.markdown)
 
 
 def _cherry_pick(args: argparse.Namespace) -> int:
@@ -185,7 +182,10 @@ def add_commands(
     prove.set_defaults(run=_prove)
 
     mutants = commands.add_parser("mutants", description=COMMANDS["mutants"])
-    mutants.add_argument("--json", action="store_true", help="one JSON object")
+    shown = mutants.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="one JSON object")
+    shown.add_argument("--markdown", action="store_true", help="as docs/tests.md")
+    mutants.add_argument("--from", dest="record", help="a record of --json to render")
     mutants.set_defaults(run=_mutants)
 
     cherry_pick = commands.add_parser(

@@ -8,7 +8,8 @@ process (``witness_run``). Then each variant is spliced into
 ``exir/pass_base.py`` of a linked tree of the installed ExecuTorch (as
 ``prove`` installs the fix), next to upstream's ``test_pass_infra.py`` with
 this project's tests appended, and one pytest process per variant runs that
-whole file, two variants at a time. Every wrong variant must fail it and
+whole file, two variants at a time, and one more runs it on the unfixed
+``call``. Every wrong variant (the unfixed ``call`` too) must fail it and
 every other must pass it. (This project's own suites pin its own choices;
 they are not asked to judge a variant.)
 """
@@ -94,11 +95,12 @@ def verdict(row: Dict[str, object]) -> str:
 def run_variant(
     index: int, variant: Variant, work: Path, texts: Dict[str, str]
 ) -> Dict[str, object]:
-    # Named by index: a variant's name may hold any character.
-    tree = linked_tree(
-        work / f"variant-{index:02d}",
-        {**texts, PASS_BASE: with_call(texts[PASS_BASE], variant.text)},
-    )
+    # Named by index: a variant's name may hold any character. No text: the
+    # installed call, unfixed.
+    pass_base = texts[PASS_BASE]
+    if variant.text:
+        pass_base = with_call(pass_base, variant.text)
+    tree = linked_tree(work / f"variant-{index:02d}", {**texts, PASS_BASE: pass_base})
     run = run_pytest(tree, [TEST_PASS_INFRA])
     ran = bool(run.passed | run.failed)
     return {
@@ -130,19 +132,11 @@ def mutants(say: Callable[[str], None]) -> Dict[str, object]:
             return row
 
         with ThreadPoolExecutor(max_workers=2) as pool:
-            rows = list(pool.map(one, enumerate(VARIANTS)))
+            unfixed = Variant(UNFIXED, "upstream's call, as installed", "")
+            rows = list(pool.map(one, enumerate([*VARIANTS, unfixed])))
     return {
         "executorch": installed_version(),
         "witnesses_failing_the_fix": broken,
         "witnesses": seen,
         "variants": rows,
     }
-
-
-def judged_right(table: Dict[str, object]) -> bool:
-    """Every wrong variant killed, every other accepted, every witness
-    holding for the fix: what exit status 0 of ``mutants`` means."""
-    rows = table["variants"]
-    assert isinstance(rows, list)
-    ok = all(str(r["verdict"]).startswith("ok") for r in rows)
-    return ok and not table["witnesses_failing_the_fix"]

@@ -78,6 +78,13 @@ _ALL_REAL = (
 )
 _ONLY_IF_NONE = "        if not any(isinstance(i, FakeTensor) for i in inputs):\n"
 
+
+def _vals(over: str) -> str:
+    """The fallback's scan over ``over``, read from the placeholders' ``vals``."""
+    vals = f"        vals = {PLACEHOLDER_VALS}\n"
+    return _call(_FALLBACK + _scan(over, " " * 12), prologue=vals)
+
+
 VARIANTS: List[Variant] = [
     Variant(
         "this project's",
@@ -136,10 +143,18 @@ VARIANTS: List[Variant] = [
             "            dispatcher_mode = enable_python_dispatcher()  # type: ignore[assignment]\n",  # noqa: B950
         ),
     ),
-    Variant(
-        "first placeholder only",
-        "every placeholder of a graph shares one mode anyway",
-        _call(_FALLBACK + _scan(f"{PLACEHOLDER_VALS}[:1]", " " * 12)),
+    *(
+        # Placeholders chosen by position: some of them only are scanned.
+        Variant(
+            name, "every placeholder of a graph shares one mode anyway", _vals(over)
+        )
+        for name, over in (
+            ("first placeholder only", "vals[:1]"),
+            ("last placeholder only", "vals[-1:]"),
+            ("middle placeholder only", "vals[len(vals) // 2 :][:1]"),
+            ("all placeholders but the last", "vals[:-1]"),
+            ("all placeholders but the first", "vals[1:]"),
+        )
     ),
     Variant(
         "every node's val",

@@ -85,6 +85,17 @@ def _after_int() -> str:
     return _observed(_constants(FakeTensorMode(allow_non_fake_inputs=True), 3))
 
 
+def _laid_out(layout: str) -> Callable[[], str]:
+    """A graph of constants (``c``) and int inputs (``3``) in ``layout``'s order."""
+
+    def run() -> str:
+        mode = FakeTensorMode(allow_non_fake_inputs=True)
+        vals = [constant_fake(2.0, mode) if k == "c" else 3 for k in layout]
+        return _observed(_product_graph(vals))
+
+    return run
+
+
 def _after_symint() -> str:
     mode = FakeTensorMode(allow_non_fake_inputs=True, shape_env=ShapeEnv())
     assert mode.shape_env is not None
@@ -153,6 +164,15 @@ WITNESSES: List[Witness] = [
         ),
     ),
     Witness("constants after an int input", "an int placeholder first", _after_int),
+    *(
+        Witness(name, f"placeholders {', '.join(layout)}", _laid_out(layout))
+        for name, layout in (
+            ("constants before an int input", "cc3"),
+            ("an int input between constants", "c3c"),
+            ("a constant before int inputs", "c33"),
+            ("a constant after int inputs", "33c"),
+        )
+    ),
     Witness(
         "constants after a SymInt input",
         "a SymInt placeholder of the constants' shape env first",
