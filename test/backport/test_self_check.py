@@ -25,8 +25,9 @@ cls = pass_base._ExportPassBase
 @pytest.fixture(autouse=True)
 def unpatched_and_unchecked() -> Iterator[None]:
     """Each test starts with the unfixed ``call`` and no check run yet."""
+    exportpass_fix.revert()  # first: an earlier module may leave the fix on
     original = cls.__dict__["call"]
-    exportpass_fix.revert()
+    assert not exportpass_fix.is_fixed()
     checked = set(backport._State.checked)
     backport._State.checked.clear()
     yield
