@@ -4,7 +4,8 @@ The function found on the class is identified by its own source, never by
 what a wrapper's ``__wrapped__`` names (``inspect`` follows it), and that
 source counts only while it still compiles to the code in memory: a file
 edited or upgraded under a running process says nothing of what runs.
-Whatever is not a known text is judged by running it on the issue's graph.
+Whatever is not a known text is judged by running it on the issue's graph,
+and so is the fix once installed (``check_installed``).
 """
 
 import inspect
@@ -78,3 +79,18 @@ def behaves_fixed(call: object) -> bool:
     except Exception:  # a call too different to run the check: not fixed
         logger.debug("behavioural check failed", exc_info=True)
         return False
+
+
+def check_installed(pass_base: types.ModuleType) -> Optional[str]:
+    """None when the issue's graph keeps one FakeTensorMode through
+    ``pass_base.ExportPass`` as the class stands now; else what the check saw."""
+    from ..shared.repro import modes_after_export_pass
+
+    try:
+        modes = modes_after_export_pass(pass_base.ExportPass)
+    except Exception as error:
+        first_line = (str(error).strip().splitlines() or [""])[0][:200]
+        return f"ExportPass raised {type(error).__name__}: {first_line}"
+    if modes == 1:
+        return None
+    return f"ExportPass left {modes} FakeTensorModes in its graph, not 1"

@@ -10,15 +10,17 @@ upstream; on 1.0.x it is 1.0.x's own ``call`` with the same change, so
 Anything else is left alone: "fixed" if it keeps one fake mode on the issue's
 graph, else refused. The method is compiled in the namespace of the installed
 ``executorch.exir.pass_base``, so its names resolve exactly as they would in
-the patched file. Importing this module imports neither torch nor
-executorch.
+the patched file. What is installed is then checked, once per process: the
+issue's graph through the installed ``ExportPass`` must keep one fake mode,
+else the original is put back and the fix refused. Importing this module
+imports neither torch nor executorch.
 """
 
 import contextlib
 import logging
 import threading
 import types
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Set, Tuple
 
 from ..shared import known_calls
 
@@ -33,7 +35,7 @@ from ..shared.installed import installed_version
 from ..shared.method_code import compiled_method
 from ..shared.source_spans import Span
 
-from .identify import behaves_fixed, describe, identify, wraps
+from .identify import behaves_fixed, check_installed, describe, identify, wraps
 
 logger: logging.Logger = logging.getLogger("exportpass_fix")
 
@@ -58,6 +60,8 @@ class _State:
     installed: Optional[Callable[..., object]] = None
     permanent = False  # an apply() keeps the fix until revert()
     scopes = 0  # open applied() blocks that keep it
+    # (class, code) of each fix whose check passed: checked once per process
+    checked: Set[Tuple[type, types.CodeType]] = set()
 
 
 def fixed_call(
@@ -83,6 +87,29 @@ def _fixed_for(pass_base: types.ModuleType, unfixed: Span) -> Callable:
     return compiled_method(pass_base, PATCHED_CLASS, text, where)
 
 
+def _check(pass_base: types.ModuleType, original: Callable, fixed: Callable) -> None:
+    """Run the issue's graph through the installed fix, once per process; on
+    anything but one fake mode put ``original`` back and refuse."""
+    cls = pass_base._ExportPassBase
+    if (cls, fixed.__code__) in _State.checked:
+        return
+    saw: Optional[str] = "the check did not finish"
+    try:
+        saw = check_installed(pass_base)
+    finally:  # KeyboardInterrupt included: nothing is left half-installed
+        if saw is not None:
+            setattr(cls, PATCHED_METHOD, original)
+    if saw is not None:
+        import torch  # imported already: executorch.exir.pass_base imports it
+
+        raise BackportRefused(
+            f"executorch {installed_version()}, torch {torch.__version__}: the"
+            f" fix was installed and checked on #22309's graph: {saw}; the"
+            f" original {PATCHED_CLASS}.{PATCHED_METHOD} is back"
+        )
+    _State.checked.add((cls, fixed.__code__))
+
+
 def _install(pass_base: types.ModuleType) -> str:
     """``apply_to`` without the lock and the bookkeeping of who holds it."""
     cls = pass_base._ExportPassBase
@@ -93,6 +120,7 @@ def _install(pass_base: types.ModuleType) -> str:
     if state == known_calls.UNFIXED and span is not None:
         fixed = _fixed_for(pass_base, span)
         setattr(cls, PATCHED_METHOD, fixed)
+        _check(pass_base, current, fixed)
         _State.cls, _State.original, _State.installed = cls, current, fixed
         logger.info("exportpass_fix applied to executorch %s", installed_version())
         return APPLIED
@@ -112,7 +140,8 @@ def apply_to(pass_base: types.ModuleType) -> str:
 
     Returns ``APPLIED``, ``ALREADY_APPLIED``, ``FIXED_UPSTREAM`` or
     ``EARLIER_FIX``; raises ``BackportRefused``, changing nothing,
-    when ``call`` is neither known nor behaves fixed.
+    when ``call`` is neither known nor behaves fixed, or when the installed
+    fix fails its check (the original is back then).
     """
     with _LOCK:
         status = _install(pass_base)

@@ -2,11 +2,11 @@
 constants, a count of the FakeTensorModes in a graph's values, and the
 issue's reduced model.
 
-Used by ``is_fixed`` (a behavioural check), ``python -m exportpass_fix check``
-and the benchmark. Importing it imports torch.
+Used by ``is_fixed``, ``apply()``'s check of what it installed, ``python -m
+exportpass_fix check`` and the benchmark. Importing it imports torch.
 """
 
-from typing import Any, Callable, List, Set, Union
+from typing import Any, Callable, List, Optional, Set, Union
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
@@ -56,12 +56,14 @@ def fake_modes(graph_module: torch.fx.GraphModule) -> Set[int]:
     }
 
 
-def modes_after_export_pass() -> int:
-    """How many FakeTensorModes ``ExportPass`` leaves in the issue's graph."""
-    from executorch.exir.pass_base import ExportPass
+def modes_after_export_pass(export_pass: Optional[type] = None) -> int:
+    """How many FakeTensorModes ``export_pass`` (the installed ``ExportPass``
+    when not given) leaves in the issue's graph."""
+    if export_pass is None:
+        from executorch.exir.pass_base import ExportPass as export_pass
 
     graph_module = constant_mul_graph(FakeTensorMode(allow_non_fake_inputs=True))
-    return len(fake_modes(ExportPass()(graph_module).graph_module))
+    return len(fake_modes(export_pass()(graph_module).graph_module))
 
 
 def modes_after_call(call: Callable[..., Any]) -> int:

@@ -9,9 +9,11 @@ from typing import Iterator, Set
 import exportpass_fix
 import pytest
 import torch
+from exportpass_fix.backport import replace_call
 from exportpass_fix.shared.repro import constant_fake, constant_mul_graph, fake_modes
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import Dim
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
 pass_base = pytest.importorskip("executorch.exir.pass_base")
 ExportPass = pass_base.ExportPass
@@ -145,6 +147,41 @@ def test_symbolic_input_next_to_constants_keeps_its_symint() -> None:
     assert fake_modes(result) == {id(x_val.fake_mode)}
     output_val = result.graph.output_node().meta["val"][0]
     assert isinstance(output_val.shape[0], torch.SymInt)
+
+
+def _constants_beside(other: object, where: int, mode: FakeTensorMode):
+    """``c0 * c1`` with a non-tensor placeholder ``n`` at index ``where``."""
+    graph = torch.fx.Graph()
+    names = ["c0", "c1"]
+    names.insert(where, "n")
+    nodes = {name: graph.placeholder(name) for name in names}
+    nodes["n"].meta["val"] = other
+    nodes["c0"].meta["val"] = constant_fake(2.0, mode)
+    nodes["c1"].meta["val"] = constant_fake(3.0, mode)
+    graph.output(
+        (graph.call_function(torch.ops.aten.mul.Tensor, (nodes["c0"], nodes["c1"])),)
+    )
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+@pytest.mark.parametrize("where", [0, 1, 2])
+@pytest.mark.parametrize("kind", ["int", "SymInt"])
+def test_an_int_or_symint_beside_constants_gets_the_constants_mode(
+    kind: str, where: int
+) -> None:
+    # A non-tensor placeholder, first, between or last, changes nothing: the
+    # constants' mode is recovered. Unfixed, such a graph ends with two modes.
+    shape_env = ShapeEnv()
+    mode = FakeTensorMode(allow_non_fake_inputs=True, shape_env=shape_env)
+    other = 3 if kind == "int" else shape_env.create_unbacked_symint()
+    unfixed = replace_call._State.original
+    assert unfixed is not None
+
+    fixed = ExportPass()(_constants_beside(other, where, mode)).graph_module
+    before = unfixed(ExportPass(), _constants_beside(other, where, mode)).graph_module
+
+    assert fake_modes(fixed) == {id(mode)}
+    assert len(fake_modes(before)) == 2
 
 
 class ConstantCond(torch.nn.Module):

@@ -87,6 +87,20 @@ def test_an_error_of_the_hooks_own_is_reported_not_raised(
     assert "not applied: KeyError: 'call'" in capsys.readouterr().err
 
 
+def test_under_plain_w_error_the_hook_changes_nothing_of_the_import() -> None:
+    # Pins: with every warning an error, the import of executorch.exir ends
+    # as it does without the variable (on 1.5.1 it fails on ExecuTorch's own
+    # DeprecationWarning before pass_base is loaded; backport.md says so).
+    script = "import executorch.exir.pass_base; print('imported')"
+    runs = [_python("-W", "error", "-c", script, EXPORTPASS_FIX=v) for v in "01"]
+
+    def outcome(run: subprocess.CompletedProcess) -> tuple:
+        return run.returncode, run.stdout, run.stderr.strip().splitlines()[-1:]
+
+    assert outcome(runs[1]) == outcome(runs[0]), runs[1].stderr[-2000:]
+    assert "not applied" not in runs[1].stderr
+
+
 def test_true_applies_the_fix() -> None:
     run = _python(
         "-c",
