@@ -40,8 +40,11 @@ OPS = (
 
 @pytest.fixture(autouse=True, scope="module")
 def fixed() -> Iterator[None]:
-    with exportpass_fix.applied():
-        yield
+    # apply()/revert() rather than applied(): _to_edge_error_unfixed must be
+    # able to take the fix off, which no revert() can inside an open block.
+    exportpass_fix.apply()
+    yield
+    assert exportpass_fix.revert()
 
 
 @dataclass
@@ -206,7 +209,7 @@ def test_scalar_to_tensor_pass_keeps_the_graph_mode(example: GeneratedGraph) -> 
 
 
 def _to_edge_error_unfixed(model: torch.nn.Module) -> str:
-    exportpass_fix.revert()
+    assert exportpass_fix.revert(), "the fix must be off for the unfixed run"
     try:
         exir.to_edge(torch.export.export(model, ()))
     except Exception as error:
