@@ -24,19 +24,22 @@ COMMANDS = {
 def _misfit(args: argparse.Namespace, author: object) -> str:
     """Why these options cannot make a patch, or ''."""
     from .making.mail_patch import NO_AUTHOR, valid_identity
+    from .making.pr_description import body_misfit
 
     if author is None:
         return NO_AUTHOR
     for identity in [author, *args.co_author]:
         if not valid_identity(str(identity)):
             return f'{identity!r} is not "Name <email>"'
-    if args.tests_only and args.proof:
-        return "--proof is for the full patch"
+    if args.tests_only and (
+        args.proof or {args.closed_unmerged, args.pick_of} - {None}
+    ):
+        return "--proof, --closed-unmerged and --pick-of are for the full patch"
     if args.for_pr is not None and not args.tests_only:
         return "--for-pr goes with --tests-only"
     if args.for_pr is not None and args.for_pr <= 0:
         return f"--for-pr {args.for_pr} is not a pull request number"
-    return ""
+    return "" if args.tests_only else body_misfit(args.closed_unmerged, args.pick_of)
 
 
 def _patch(args: argparse.Namespace) -> int:
@@ -70,6 +73,7 @@ def _patch(args: argparse.Namespace) -> int:
                 co_authors=args.co_author,
                 proofs=load_proofs(args.proof) if args.proof else None,
                 releases=load_release_table(),
+                pick_of=args.pick_of,
             )
     except (PatchRefused, EvidenceError) as refusal:
         return refuse("patch", refusal)
@@ -128,7 +132,9 @@ def add_commands(
         description="Write a git-am-ready upstream patch. While #22310 is open:"
         " --tests-only --for-pr 22310 --tree <its checkout> writes the tests"
         " and comment.md for it (a follow-up once it lands). Without"
-        " --tests-only: the standalone PR, with --proof for its Test plan.",
+        " --tests-only: the standalone PR once #22310 is closed unmerged"
+        " (--closed-unmerged 22310), or a release branch's pick of the landed"
+        " change (--pick-of N); --proof for its Test plan.",
     )
     patch.add_argument(
         "--tree",
@@ -163,6 +169,15 @@ def add_commands(
         metavar="N",
         help="with --tests-only: the PR the tests are for (22310); also writes"
         " comment.md for it, and a follow-up body once the tree has it merged",
+    )
+    patch.add_argument(
+        "--closed-unmerged",
+        type=int,
+        metavar="22310",
+        help="main's standalone PR is only for #22310 closed unmerged: say so",
+    )
+    patch.add_argument(
+        "--pick-of", metavar="PR|COMMIT", help="a release branch's PR: what it picks"
     )
     patch.add_argument(
         "--proof",
