@@ -346,6 +346,28 @@ def test_releases_refuses_what_it_cannot_run(args: List[str], message: str) -> N
     assert stdout == ""
 
 
+# A tree pinning a pytest no environment has: refused before any test runs.
+UNSATISFIABLE_PIN = {"requirements-dev.txt": "pytest-xdist\npytest<1.0\n"}
+
+
+def test_tests_only_under_a_pytest_outside_the_pin_is_refused(
+    tmp_path: Path, patched: dict
+) -> None:
+    tree = _copy_tree(tmp_path / "tree", {**dict(patched), **UNSATISFIABLE_PIN})
+    tree = _copy_tree(tree, {TEST_PASS_INFRA: wheel_texts()[TEST_PASS_INFRA]})
+    out = tmp_path / "out"
+    out.mkdir()
+    before = _snapshot(tmp_path)
+
+    done = _patch_cli("--tests-only", "--tree", str(tree), "-o", str(out))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert "pins pytest<1.0 (requirements-dev.txt) and this environment" in refusal
+    assert 'install one that satisfies it (pip install "pytest<1.0")' in refusal
+    assert _snapshot(tmp_path) == before
+
+
 def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
     tree = wheel_texts()
     broken = {**tree, "exir/__init__.py": "raise ImportError('broken on purpose')\n"}
@@ -366,11 +388,24 @@ def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
             "HEAD",
             "does not import over the installed package",
         ],
+        "pytest outside the pin": [
+            str(git_repo(tmp_path / "pinned", {**tree, **UNSATISFIABLE_PIN})),
+            "HEAD",
+            "HEAD pins pytest<1.0 (requirements-dev.txt) and this environment has"
+            " pytest ",
+        ],
     }
 
 
 @pytest.mark.parametrize(
-    "case", ["not a checkout", "unknown ref", "not executorch", "exir does not import"]
+    "case",
+    [
+        "not a checkout",
+        "unknown ref",
+        "not executorch",
+        "exir does not import",
+        "pytest outside the pin",
+    ],
 )
 def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
     checkout, ref, message = _prove_cases(tmp_path)[case]
