@@ -32,29 +32,26 @@ SUITE = "exir/tests --continue-on-collection-errors"
 LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
 
 BREAKS = (
-    "`ExportPass` retraces a graph whose inputs are all lifted constants under"
-    " a new fake mode, and lowering then aborts with \"fake mode ... doesn't"
-    ' match mode ..." (blamed on `FuseBatchNormPass`).'
+    "when every input of a graph is a lifted constant, `ExportPass` retraces"
+    ' it under a new fake mode and lowering aborts with "fake mode ...'
+    " doesn't match mode ...\" (blamed on `FuseBatchNormPass`)."
 )
 WHO = (
-    "A partitioner that delegates a subgraph whose only inputs are lifted"
-    " constants sets it off: on ExecuTorch 1.5.1, Vulkan and WebGPU did for"
-    " stand-in models computing a sine position embedding or a RoPE cache in"
-    " `forward`, not for every such table."
+    "On 1.5.1, Vulkan and WebGPU delegate such subgraphs for stand-in models"
+    " computing a sine position embedding or a RoPE cache in `forward`, not"
+    " for every such table."
 )
 CAUSE = (
-    "`_ExportPassBase.call` takes the fake mode from `self.inputs()`, which"
-    " returns lifted constants as real tensors: with only constants it finds"
-    " none and opens a new mode, so the graph ends with two. This takes the"
-    ' mode from the placeholders\' `meta["val"]` when `inputs()` has no'
-    " FakeTensor."
+    "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
+    " lifted constants as real tensors, so it finds none; this takes it from"
+    ' the placeholders\' `meta["val"]` then.'
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310
 CREDIT = (
-    "The root cause is the one @msluszniak traced in #22309 and #22310; this"
-    " PR exists because #22310 was closed unmerged. #22891 (@psiddh) proposes"
-    " a fix of the same cause, reported for DINOv2 on WebGPU."
+    "The root cause is @msluszniak's, traced in #22309 and #22310; this PR"
+    " exists because #22310 was closed unmerged. #22891 (@psiddh) proposes a"
+    " fix of the same cause for DINOv2 on WebGPU."
 )
 
 
@@ -93,8 +90,8 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
     same = suite["patched"]["failed"]
     where = "" if env.get("torchvision") else ", no torchvision"
     lint = (
-        f"`ufmt check` and `flake8` on `{PASS_BASE}` and"
-        f" `{TEST_PASS_INFRA}`: no findings ({data['static checks']['linters']})."
+        "`ufmt check`, `flake8` on both files: no findings"
+        f" ({data['static checks']['linters']})."
     )
     return "\n".join(
         [
@@ -104,8 +101,7 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
             ),
             fill(
                 f"- `python -m pytest {TEST_PASS_INFRA}`: {_counts(unfixed)} fail"
-                f" with the new tests and `{PASS_BASE}` unchanged, {_counts(fixed)}"
-                " with the whole change.",
+                f" with only the new tests, {_counts(fixed)} with the whole change.",
                 "  ",
             ),
             fill(
@@ -182,7 +178,7 @@ def commit_message(
         opening, credit = f"Fixes #22309: {BREAKS}", f"\n\n{fill(CREDIT)}"
     else:
         onto = proof["ref"] if proof else "this release branch"
-        opening = f"Picks {picked(pick_of)} onto {onto}, for #22309. {BREAKS}"
+        opening = f"Picks {picked(pick_of)} onto {onto}, for #22309: {BREAKS}"
         credit = ""
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         summary=fill(f"{opening}{measured} {WHO}"),

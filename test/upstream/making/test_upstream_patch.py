@@ -119,17 +119,16 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
     # What breaks and for whom, the cause, the change, the other PRs.
     count, first, last = release_table.bitten_count(release_table.load())
     for needle in (
-        "lowering then aborts with",
+        "Fixes #22309: when every input of a graph is a lifted constant,",
+        "lowering aborts with",
         "(blamed on `FuseBatchNormPass`).",
-        "A partitioner that delegates a subgraph whose only inputs are lifted"
-        " constants sets it off: on ExecuTorch 1.5.1, Vulkan and WebGPU did for"
-        " stand-in models",
-        "`_ExportPassBase.call` takes the fake mode from `self.inputs()`",
-        'This takes the mode from the placeholders\' `meta["val"]`',
+        "On 1.5.1, Vulkan and WebGPU delegate such subgraphs for stand-in models",
+        "`_ExportPassBase.call` takes the mode from `self.inputs()`",
+        'this takes it from the placeholders\' `meta["val"]` then.',
         # Why this PR exists, and whose analysis it builds on.
         "this PR exists because #22310 was closed unmerged.",
-        "The root cause is the one @msluszniak traced in #22309 and #22310;",
-        f"All {count} releases measured, {first} to {last}, have it. A partitioner",
+        "The root cause is @msluszniak's, traced in #22309 and #22310;",
+        f"All {count} releases measured, {first} to {last}, have it. On 1.5.1,",
     ):
         assert needle in flat, needle
     # Sentences a maintainer stopped at: backends read as every model, the
@@ -157,7 +156,7 @@ def test_a_release_branch_body_names_the_change_it_picks() -> None:
     main = _summary(commit_message([]))
     release = _summary(commit_message([], pick_of="23001"))
 
-    assert release.startswith("Picks #23001 onto this release branch, for #22309.")
+    assert release.startswith("Picks #23001 onto this release branch, for #22309:")
     assert release != main and "Fixes #22309" not in release
     # The pick's body is not a PR of its own: no word on why one exists.
     assert " ".join(CREDIT.split()) not in " ".join(
