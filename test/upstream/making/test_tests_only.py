@@ -141,7 +141,7 @@ def test_once_22310_has_landed_the_tests_are_a_follow_up(tmp_path: Path) -> None
     message = _message(Path(patch))
     flat = " ".join(message.split())
     assert message.startswith("### Summary\n\nFollow-up to #22310")
-    assert f"(merged as {merged[:12]})" in flat and f"at {merged[:12]}" in flat
+    assert f"(merged as {merged[:12]})" in flat and f"At {merged[:12]}," in flat
     assert list((tmp_path / "out").iterdir()) == [Path(patch)]
 
 
