@@ -42,9 +42,9 @@ def regression_test_source() -> str:
     return source
 
 
-def what_each_test_rules_out() -> List[Tuple[str, str]]:
+def what_each_test_pins() -> List[Tuple[str, str]]:
     """(test name, its first comment without ``#``) for each test of the
-    test class: the wrong fix it rules out, or the behaviour it keeps."""
+    test class: the behaviour it pins."""
     span = class_span(regression_test_source(), TEST_CLASS)
     assert span is not None
     found = re.findall(r"^    def (test_\w+)\(.*\n\s+# (.+)$", span.text, re.M)

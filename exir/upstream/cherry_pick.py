@@ -90,8 +90,9 @@ def reason(table: Dict[str, object], onto: str) -> str:
     return (
         f"Why ({why}): lowering aborts (fake mode mismatch, blamed on"
         " FuseBatchNormPass) when a partitioner delegates a subgraph whose only"
-        " inputs are lifted constants, as Vulkan and WebGPU do; the change is"
-        " to _ExportPassBase.call alone."
+        " inputs are lifted constants (on 1.5.1, Vulkan and WebGPU did for"
+        " stand-ins computing a sine position embedding or a RoPE cache in"
+        " forward); the change is to _ExportPassBase.call alone."
     )
 
 
@@ -102,7 +103,7 @@ def _line(onto: str) -> Tuple[int, ...]:
 def _tracker_comment(
     category: str, trunk_pr: Optional[str], release_pr: Optional[str]
 ) -> str:
-    """What the bot posts on a tracker, in its own words."""
+    """A tracker comment, in the format of the bot's."""
     return "\n".join(
         [
             "Link to landed trunk PR (if applicable):",
@@ -132,15 +133,19 @@ def request(
         )
     if tracker is not None and not branch.closed:
         raise CherryPickRefused(
-            f"--tracker is for a reopened branch; the bot finds {onto}'s open"
-            " tracker itself"
+            f"--tracker is for a reopened branch, not {onto}, whose tracker is"
+            " not closed"
+        )
+    if tracker is not None and trunk_pr is None:
+        raise CherryPickRefused(
+            "--tracker needs --trunk-pr: the landed change the release PR picks"
         )
     table = table or load()
     category = cherry_pick_category(table, onto)
     if branch.closed and tracker is None:
         return (
             f"Nothing to do on {onto}: {branch.closed}. If one is, rerun with"
-            f" --tracker N.\n{UNTIL_THEN}\n"
+            f" --tracker N --trunk-pr N.\n{UNTIL_THEN}\n"
         )
     if branch.build_file == MAIN_BUILD_FILE:
         return "\n".join(
@@ -149,8 +154,7 @@ def request(
                 f" {_next_patch(onto)} release tracker opens.",
                 UNTIL_THEN,
                 "",
-                "On the landed trunk PR (the bot opens the"
-                f" {onto} PR and posts on the tracker):",
+                "On the landed trunk PR:",
                 "",
                 f"@pytorchbot cherry-pick --onto {onto} -c {category} --fixes #22309",
                 reason(table, onto),
@@ -159,12 +163,13 @@ def request(
         )
     return "\n".join(
         [
-            f"The bot's pick of the main commit conflicts on {onto}, which keeps"
-            f" the pass_infra Buck target in {branch.build_file} (main:"
+            f"The patch made on main does not apply to {onto}, which keeps the"
+            f" pass_infra Buck target in {branch.build_file} (main:"
             f" {MAIN_BUILD_FILE}). Open the {onto} PR from the patch made for"
             " it:",
-            f"  exportpass-fix patch --tree <checkout of {onto}> --proof PROVE.json",
-            f"then post on the tracker #{tracker} what the bot would have:",
+            f"  exportpass-fix patch --tree <checkout of {onto}> --pick-of"
+            f" {trunk_pr} --proof PROVE.json",
+            f"then post on the tracker #{tracker}:",
             "",
             _tracker_comment(category, trunk_pr, release_pr),
             "",

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, progress, refuse
+from .patch_options import add_patch_arguments, patch_misfit
 
 DEFAULT_REFS = ["main", "release/1.4"]
 TITLE = "Give me the upstream patch"
@@ -19,24 +20,6 @@ COMMANDS = {
     "mutants": "which variants of the fix are wrong, and what kills them",
     "cherry-pick": "the bot command that takes the fix to a release branch",
 }
-
-
-def _misfit(args: argparse.Namespace, author: object) -> str:
-    """Why these options cannot make a patch, or ''."""
-    from .making.mail_patch import NO_AUTHOR, valid_identity
-
-    if author is None:
-        return NO_AUTHOR
-    for identity in [author, *args.co_author]:
-        if not valid_identity(str(identity)):
-            return f'{identity!r} is not "Name <email>"'
-    if args.tests_only and args.proof:
-        return "--proof is for the full patch"
-    if args.for_pr is not None and not args.tests_only:
-        return "--for-pr goes with --tests-only"
-    if args.for_pr is not None and args.for_pr <= 0:
-        return f"--for-pr {args.for_pr} is not a pull request number"
-    return ""
 
 
 def _patch(args: argparse.Namespace) -> int:
@@ -53,7 +36,7 @@ def _patch(args: argparse.Namespace) -> int:
     if tree is None:
         return refuse("patch", "no executorch installed here; pass --tree")
     author = args.author or git_identity()
-    misfit = _misfit(args, author)
+    misfit = patch_misfit(args, author)
     if misfit:
         return refuse("patch", misfit)
     out_dir, comment = Path(args.output_dir), None
@@ -70,6 +53,7 @@ def _patch(args: argparse.Namespace) -> int:
                 co_authors=args.co_author,
                 proofs=load_proofs(args.proof) if args.proof else None,
                 releases=load_release_table(),
+                pick_of=args.pick_of,
             )
     except (PatchRefused, EvidenceError) as refusal:
         return refuse("patch", refusal)
@@ -125,48 +109,11 @@ def add_commands(
         description="Write a git-am-ready upstream patch. While #22310 is open:"
         " --tests-only --for-pr 22310 --tree <its checkout> writes the tests"
         " and comment.md for it (a follow-up once it lands). Without"
-        " --tests-only: the standalone PR, with --proof for its Test plan.",
+        " --tests-only: the standalone PR once #22310 is closed unmerged"
+        " (--closed-unmerged 22310), or a release branch's pick of the landed"
+        " change (--pick-of N); --proof for its Test plan.",
     )
-    patch.add_argument(
-        "--tree",
-        type=Path,
-        help="ExecuTorch checkout root or executorch package directory"
-        " (default: the installed executorch)",
-    )
-    patch.add_argument(
-        "-o", "--output-dir", default=".", help="where to write the patch"
-    )
-    patch.add_argument(
-        "--author",
-        help='"Name <email>" for the From: line (default: git config user.name'
-        " and user.email; with neither, patch refuses)",
-    )
-    patch.add_argument(
-        "--co-author",
-        action="append",
-        default=[],
-        metavar='"NAME <EMAIL>"',
-        help="add a Co-authored-by: trailer (repeatable)",
-    )
-    patch.add_argument(
-        "--tests-only",
-        action="store_true",
-        help="only the regression tests, for a tree whose call is already fixed"
-        " (#22310's branch, or any correct fix); refused where they would fail",
-    )
-    patch.add_argument(
-        "--for-pr",
-        type=int,
-        metavar="N",
-        help="with --tests-only: the PR the tests are for (22310); also writes"
-        " comment.md for it, and a follow-up body once the tree has it merged",
-    )
-    patch.add_argument(
-        "--proof",
-        type=Path,
-        metavar="PROVE.json",
-        help="quote the results of `prove --json` for this patch in the Test plan",
-    )
+    add_patch_arguments(patch)
     patch.set_defaults(run=_patch)
 
     prove = commands.add_parser("prove", description=COMMANDS["prove"])

@@ -15,6 +15,8 @@ from conftest import git_repo
 from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 
 from exportpass_fix.shared.report import EXIT_REFUSED
+from exportpass_fix.upstream.making.mail_patch import patch_digest
+from exportpass_fix.upstream.making.patch import planned_changes
 from trees import executorch_dir, wheel_texts, with_earlier_fix
 
 
@@ -76,6 +78,8 @@ def _snapshot(root: Path) -> Dict[str, str]:
     }
 
 
+# The standalone PR's option, which every full patch for main needs.
+MAIN = ["--closed-unmerged", "22310"]
 IDENTITY = "[user]\n\tname = A Person\n\temail = a.person@example.org\n"
 
 
@@ -104,7 +108,7 @@ def test_bad_tree_is_refused_and_nothing_changes(
     out.mkdir()
     before = _snapshot(tmp_path)
 
-    done = _patch_cli("--tree", str(tree), "-o", str(out))
+    done = _patch_cli("--tree", str(tree), "-o", str(out), *MAIN)
 
     assert done.returncode == EXIT_REFUSED == 2, done.stdout + done.stderr
     assert MESSAGES[case] in done.stderr
@@ -132,7 +136,7 @@ def test_bad_output_directory_is_refused_and_nothing_written(
     before = _snapshot(tmp_path)
     wheel_before = _snapshot(executorch_dir() / "exir")
 
-    done = _patch_cli("-o", out)
+    done = _patch_cli("-o", out, *MAIN)
 
     assert done.returncode == 2, done.stdout + done.stderr
     assert message in done.stderr
@@ -156,12 +160,52 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
     other_patch = tmp_path / "other.json"
     proof = {"ref": "main", "commit": "0" * 40, "environment": {}, "steps": []}
     other_patch.write_text(json.dumps([proof | {"patch_sha256": "0" * 64, "ok": True}]))
+    # A passing proof of this very patch, but of a release branch.
+    digest = patch_digest(planned_changes(executorch_dir()))
+    release_proof = tmp_path / "release.json"
+    release_proof.write_text(
+        json.dumps([proof | {"ref": "release/1.4", "patch_sha256": digest, "ok": True}])
+    )
     return {
         "tests-only with a proof": [
             "--tests-only",
             "--proof",
             str(other_patch),
-            "--proof is for the full patch",
+            "--proof, --closed-unmerged and --pick-of are for the full patch",
+        ],
+        "tests-only with closed-unmerged": [
+            "--tests-only",
+            "--closed-unmerged",
+            "22310",
+            "--proof, --closed-unmerged and --pick-of are for the full patch",
+        ],
+        "standalone without closed-unmerged": [
+            "the standalone PR is only for #22310 closed unmerged: pass"
+            " --closed-unmerged 22310 once it is",
+        ],
+        "closed-unmerged another PR": [
+            "--closed-unmerged",
+            "22891",
+            "the standalone PR is only for #22310 closed unmerged",
+        ],
+        "closed-unmerged and pick-of": [
+            "--closed-unmerged",
+            "22310",
+            "--pick-of",
+            "23001",
+            "--closed-unmerged is for main's PR, --pick-of for a release branch's",
+        ],
+        "pick-of not a change": [
+            "--pick-of",
+            "latest",
+            "--pick-of latest: not a PR number, pull URL or commit",
+        ],
+        "release proof without pick-of": [
+            "--closed-unmerged",
+            "22310",
+            "--proof",
+            str(release_proof),
+            "the proof is of release/1.4: a release branch's PR takes --pick-of",
         ],
         "for-pr without tests-only": [
             "--for-pr",
@@ -174,14 +218,16 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
             "0",
             "--for-pr 0 is not a pull request number",
         ],
-        "proof missing": ["--proof", str(tmp_path / "none.json"), "No such file"],
-        "proof not JSON": ["--proof", str(not_json), "is not JSON"],
+        "proof missing": [*MAIN, "--proof", str(tmp_path / "none.json"), "No such"],
+        "proof not JSON": [*MAIN, "--proof", str(not_json), "is not JSON"],
         "proof not a proof": [
+            *MAIN,
             "--proof",
             str(not_matrix),
             "is not the output of `python -m exportpass_fix prove --json`",
         ],
         "proof of another patch": [
+            *MAIN,
             "--proof",
             str(other_patch),
             "proves another patch (none of its refs main yields the patch made"
@@ -202,6 +248,12 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
         "co-author without email",
         "author without name",
         "tests-only with a proof",
+        "tests-only with closed-unmerged",
+        "standalone without closed-unmerged",
+        "closed-unmerged another PR",
+        "closed-unmerged and pick-of",
+        "pick-of not a change",
+        "release proof without pick-of",
         "for-pr without tests-only",
         "for-pr not a number",
         "proof missing",
@@ -237,7 +289,7 @@ def test_no_author_is_refused_and_nothing_written(tmp_path: Path) -> None:
     assert 'no author: pass --author "Name <email>" or set git config' in refusal
     assert list(out.iterdir()) == []
     # With the identity in git's configuration, the same call writes the patch.
-    done = _patch_cli("-o", str(out))
+    done = _patch_cli("-o", str(out), *MAIN)
     assert done.returncode == 0, done.stderr
     assert (
         "From: A Person <a.person@example.org>" in Path(done.stdout.strip()).read_text()
@@ -273,6 +325,11 @@ def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
     )
     assert "--tracker is for a reopened branch" in refusal
     assert stdout == ""
+    refusal, stdout = _refusal(
+        "cherry-pick", "--onto", "release/1.4", "--tracker", "24000"
+    )
+    assert "--tracker needs --trunk-pr" in refusal
+    assert stdout == ""
 
 
 @pytest.mark.parametrize(
@@ -287,6 +344,28 @@ def test_releases_refuses_what_it_cannot_run(args: List[str], message: str) -> N
     assert refusal.startswith("python -m exportpass_fix releases: refused: ")
     assert message in refusal
     assert stdout == ""
+
+
+# A tree pinning a pytest no environment has: refused before any test runs.
+UNSATISFIABLE_PIN = {"requirements-dev.txt": "pytest-xdist\npytest<1.0\n"}
+
+
+def test_tests_only_under_a_pytest_outside_the_pin_is_refused(
+    tmp_path: Path, patched: dict
+) -> None:
+    tree = _copy_tree(tmp_path / "tree", {**dict(patched), **UNSATISFIABLE_PIN})
+    tree = _copy_tree(tree, {TEST_PASS_INFRA: wheel_texts()[TEST_PASS_INFRA]})
+    out = tmp_path / "out"
+    out.mkdir()
+    before = _snapshot(tmp_path)
+
+    done = _patch_cli("--tests-only", "--tree", str(tree), "-o", str(out))
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert "pins pytest<1.0 (requirements-dev.txt) and this environment" in refusal
+    assert 'install one that satisfies it (pip install "pytest<1.0")' in refusal
+    assert _snapshot(tmp_path) == before
 
 
 def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
@@ -309,11 +388,24 @@ def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
             "HEAD",
             "does not import over the installed package",
         ],
+        "pytest outside the pin": [
+            str(git_repo(tmp_path / "pinned", {**tree, **UNSATISFIABLE_PIN})),
+            "HEAD",
+            "HEAD pins pytest<1.0 (requirements-dev.txt) and this environment has"
+            " pytest ",
+        ],
     }
 
 
 @pytest.mark.parametrize(
-    "case", ["not a checkout", "unknown ref", "not executorch", "exir does not import"]
+    "case",
+    [
+        "not a checkout",
+        "unknown ref",
+        "not executorch",
+        "exir does not import",
+        "pytest outside the pin",
+    ],
 )
 def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
     checkout, ref, message = _prove_cases(tmp_path)[case]

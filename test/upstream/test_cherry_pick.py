@@ -2,7 +2,7 @@
 release/1.5, with the category the committed release table gives, and that
 1.5.1 has shipped; for
 release/1.4, that its tracker is closed, or, for a reopened one, the
-branch's own PR and the comment the bot would have posted."""
+branch's own PR, made with --pick-of, and the tracker comment."""
 
 import re
 import subprocess
@@ -41,8 +41,12 @@ def test_release_1_5_gets_the_bot_command_and_one_line_of_reason() -> None:
     assert "1.5.1 has shipped (2026-09-18)" in text
     assert "once a 1.5.2 release tracker opens" in text
     assert "main's next release" in text and "the backport" in text
-    # Nothing the bot posts itself.
+    # Nothing the bot posts itself, and nothing said of what it does.
     assert "Criteria Category" not in text and "Link to" not in text
+    assert "the bot" not in text
+    # The backends named are measured on stand-ins, and said to be.
+    assert "as Vulkan and WebGPU do" not in reason
+    assert "Vulkan and WebGPU did for stand-ins" in reason
     assert all(len(line) <= 100 for line in lines if line != reason)
 
 
@@ -70,6 +74,7 @@ def test_release_1_4_says_its_tracker_is_closed() -> None:
     text = " ".join(_cherry_pick("--onto", "release/1.4").split())
 
     assert "tracker #20552 is closed and 1.4.1 has shipped" in text
+    assert "rerun with --tracker N --trunk-pr N" in text
     assert "@pytorchbot" not in text and "Criteria Category" not in text
 
 
@@ -87,9 +92,9 @@ def test_a_reopened_1_4_gets_its_own_pr_and_the_bots_comment() -> None:
 
     flat = " ".join(text.split())
     assert "@pytorchbot" not in text
-    assert "conflicts on release/1.4" in flat
+    assert "The patch made on main does not apply to release/1.4" in flat
     assert "exir/tests/TARGETS (main: exir/tests/targets.bzl)" in flat
-    assert "patch --tree <checkout of release/1.4>" in flat
+    assert "patch --tree <checkout of release/1.4> --pick-of 23001" in flat
     assert "the tracker #24000" in flat
     category = release_table.cherry_pick_category(release_table.load(), "release/1.4")
     comment = text.split("\n\n", 1)[1].strip().splitlines()

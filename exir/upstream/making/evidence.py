@@ -1,10 +1,27 @@
-"""The measured input to the PR body: the proof of the patch on a tree
+"""The measured input to the bodies: the proof of the patch on a tree
 (``prove --json``), read from the file that command wrote and checked for
-shape; the body quotes it in upstream's words, never naming the command."""
+shape (the body quotes it in upstream's words, never naming the command);
+and ``test_pass_infra.py`` run whole in a linked tree, on a given
+``pass_base.py``, with the new tests' names read from the test file."""
 
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Set
+
+from ...shared.fix_source import (
+    PASS_BASE,
+    PATCHED_CLASS,
+    PATCHED_METHOD,
+    regression_test_source,
+    TEST_CLASS,
+    TEST_PASS_INFRA,
+)
+from ...shared.known_calls import classify_call, UNFIXED
+from ...shared.source_spans import class_span, method_span
+
+from .trees import executorch_dir, linked_tree, run_pytest
 
 PROOF_KEYS = ("ref", "commit", "environment", "patch_sha256", "steps", "ok")
 
@@ -46,3 +63,50 @@ def proof_of(proofs: List[Dict[str, object]], digest: str, where: str) -> Dict:
     if not passing:
         raise EvidenceError(f"{where}: the proof of this patch failed a step")
     return passing[0]
+
+
+def new_test_names() -> Set[str]:
+    """The names of the tests this project adds, read from its test file."""
+    span = class_span(regression_test_source(), TEST_CLASS)
+    assert span is not None, f"{TEST_CLASS} is missing from the test file"
+    return set(re.findall(r"^    def (test_\w+)\(", span.text, re.M))
+
+
+def fails_as_unfixed(failed: Set[str]) -> bool:
+    """Without the fix, some of the new tests fail and nothing else does;
+    which ones is measured, never listed (the rest pin kept behaviour)."""
+    return bool(failed) and failed <= new_test_names()
+
+
+@dataclass(frozen=True)
+class FileRun:
+    """``test_pass_infra.py`` run whole: tests counted by id."""
+
+    passed: int
+    failed: List[str]  # short names
+
+    @property
+    def total(self) -> int:
+        return self.passed + len(self.failed)
+
+
+def file_run(tree: Path, pass_base: str, new_test: str, work: Path) -> FileRun:
+    linked = linked_tree(work, {PASS_BASE: pass_base, TEST_PASS_INFRA: new_test})
+    run = run_pytest(linked, [TEST_PASS_INFRA])
+    if run.skipped or not run.passed:
+        raise EvidenceError(f"{tree}: {TEST_PASS_INFRA} skipped tests or ran none")
+    return FileRun(len(run.passed), sorted(t.rsplit("::", 1)[-1] for t in run.failed))
+
+
+def unfixed_pass_base(tree: Path, pass_base: str) -> str:
+    """The tree's pass_base.py with the installed ExecuTorch's ``call``,
+    which must be a known unfixed one, in place of its own."""
+    installed = (executorch_dir() / PASS_BASE).read_text(encoding="utf-8")
+    theirs = method_span(installed, PATCHED_CLASS, PATCHED_METHOD)
+    ours = method_span(pass_base, PATCHED_CLASS, PATCHED_METHOD)
+    if theirs is None or classify_call(theirs.text) != UNFIXED or ours is None:
+        raise EvidenceError(
+            f"the installed ExecuTorch's {PATCHED_METHOD} is not a known unfixed"
+            f" one, or {tree} has none: the tests cannot be counted without a fix"
+        )
+    return ours.replaced_by(theirs.text)

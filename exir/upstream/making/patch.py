@@ -160,12 +160,14 @@ def make_patch(
     co_authors: Sequence[str] = (),
     proofs: Optional[List[Dict[str, object]]] = None,
     releases: Optional[Dict[str, object]] = None,
+    pick_of: Optional[str] = None,
 ) -> Path:
     """Write the patch for ``tree`` into ``out_dir`` and return its path.
 
     With ``proofs`` (``prove --json``), the Test plan quotes the proof of
     this very patch; ``releases`` (the release table) gives the range of
-    releases measured. Raises ``PatchRefused`` before writing anything when the tree
+    releases measured; ``pick_of``: the landed change a release branch's
+    PR picks (None: main's standalone PR). Raises ``PatchRefused`` before writing anything when the tree
     lacks the files, already has the fix, has a ``call`` the patch does not
     know or build files without what the tests need, when no proof is of
     this patch, or when ``out_dir`` cannot be written.
@@ -179,6 +181,11 @@ def make_patch(
         )
     except EvidenceError as error:
         raise PatchRefused(str(error)) from None
+    if proof is not None and str(proof["ref"]).startswith("release/") != bool(pick_of):
+        raise PatchRefused(
+            f"the proof is of {proof['ref']}: a release branch's PR takes"
+            " --pick-of, main's takes --closed-unmerged"
+        )
     check_writable(out_dir)
-    message = commit_message(co_authors, proof, releases)
+    message = commit_message(co_authors, proof, releases, pick_of)
     return write_patch(out_dir, changes, author, SUBJECT, message, date)

@@ -1,23 +1,21 @@
 """The patch's commit message, which is the PR body: at most 30 lines of at
 most 72 columns (trailers included), in upstream's words only. It says what
-breaks and for whom, the root cause, the change, ``Fixes #22309``, one
-sentence on the other PRs and a Test plan: upstream's commands with what
-they printed when a proof of this very patch (``prove --json``) is given,
-the commands alone otherwise. What does not fit (the behaviour changes, the
+breaks and where it was measured, the root cause, the change, and a Test
+plan: upstream's commands with what they printed when a proof of this very
+patch (``prove --json``) is given, the commands alone otherwise. Main's
+standalone body (``Fixes #22309``) says why it exists (#22310 closed
+unmerged) and credits the reporter's analysis; a release branch's names
+the change it picks. What does not fit (the behaviour changes, the
 trigger, the evidence) is in the project's docs/upstream.md.
 """
 
+import re
 import textwrap
 from pathlib import Path
 from string import Template
 from typing import Dict, Optional, Sequence
 
-from ...shared.fix_source import (
-    PASS_BASE,
-    TEST_CLASS,
-    TEST_PASS_INFRA,
-    what_each_test_rules_out,
-)
+from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from ...shared.release_table import bitten_count
 
 SUBJECT = "Reuse the graph's fake mode when every ExportPass input is a constant"
@@ -34,18 +32,26 @@ SUITE = "exir/tests --continue-on-collection-errors"
 LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
 
 BREAKS = (
-    'lowering aborts with "fake mode ... doesn\'t match mode ..." (blamed on'
-    " `FuseBatchNormPass`) when a partitioner delegates a subgraph whose only"
-    " inputs are lifted constants, as Vulkan and WebGPU do for a sine"
-    " position embedding or a RoPE cache computed in `forward`."
+    "when every input of a graph is a lifted constant, `ExportPass` retraces"
+    ' it under a new fake mode and lowering aborts with "fake mode ...'
+    " doesn't match mode ...\" (blamed on `FuseBatchNormPass`)."
+)
+WHO = (
+    "On 1.5.1, Vulkan and WebGPU delegate such subgraphs for stand-in models"
+    " computing a sine position embedding or a RoPE cache in `forward`, not"
+    " for every such table."
 )
 CAUSE = (
-    "`_ExportPassBase.call` takes the fake mode from `self.inputs()`, which"
-    " returns lifted constants as real tensors: with only constants it finds"
-    " none and retraces under a new mode, so the graph ends with two. This"
-    ' takes the mode from the placeholders\' `meta["val"]` when `inputs()`'
-    " has no FakeTensor. #22310 (@msluszniak) and #22891 (@psiddh) address"
-    " the same bug."
+    "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
+    " lifted constants as real tensors, so it finds none; this takes it from"
+    ' the placeholders\' `meta["val"]` then.'
+)
+# The one case the standalone PR is for, as the user states it.
+REPLACES = 22310
+CREDIT = (
+    "The root cause is @msluszniak's, traced in #22309 and #22310; this PR"
+    " exists because #22310 was closed unmerged. #22891 (@psiddh) proposes a"
+    " fix of the same cause for DINOv2 on WebGPU."
 )
 
 
@@ -59,51 +65,54 @@ def _counts(run: Dict[str, object]) -> str:
     """Tests counted by id, which pytest's subtest reporting does not change."""
     failed = run["failed"]
     count = len(failed) if isinstance(failed, list) else int(str(failed))
-    return f"{count} of {int(str(run['passed'])) + count} fail"
+    return f"{count} of {int(str(run['passed'])) + count}"
 
 
-def _suite_result(suite: Dict[str, object], env: Dict[str, str]) -> str:
-    unpatched, patched = suite["unpatched"], suite["patched"]
-    assert isinstance(unpatched, dict) and isinstance(patched, dict)
-    text = f"{_counts(unpatched)} / {_counts(patched)}"
-    if patched["failed"]:
-        text += f" (the same {patched['failed']}, in this setup: a wheel's compiled" + (
-            " parts, no torchvision)" if not env.get("torchvision") else " parts)"
-        )
-    return text
-
-
-def _pytest_version(env: Dict[str, str]) -> str:
-    return f" (pytest {env['pytest']})" if env.get("pytest") else ""
+def _setup(env: Dict[str, str]) -> str:
+    pin = env.get("pytest_pin")
+    pinned = f"requirements-dev.txt pins `pytest{pin}`" if pin else "no pin"
+    return (
+        f"Python {env['python']}, torch {env['torch']} and ExecuTorch"
+        f" {env['executorch']}'s compiled parts, pytest {env['pytest']}"
+        f" ({pinned}), tests counted by id"
+    )
 
 
 def measured_test_plan(proof: Dict[str, object]) -> str:
-    """The Test plan of one ref of ``prove --json``: each upstream command,
-    and what it printed without / with the change."""
+    """The Test plan of one ref of ``prove --json``: each upstream command
+    and what it printed, each saying what it is compared with."""
     env = proof["environment"]
     assert isinstance(env, dict) and isinstance(proof["steps"], list)
     data = {step["name"]: step["data"] for step in proof["steps"]}
     unfixed = data["test_pass_infra.py without the fix"]
     fixed = data["test_pass_infra.py with the fix"]
+    suite = data["exir/tests differential"]
+    same = suite["patched"]["failed"]
+    where = "" if env.get("torchvision") else ", no torchvision"
     lint = (
-        f"`ufmt check` and `flake8` on `{PASS_BASE}` and"
-        f" `{TEST_PASS_INFRA}`: no findings ({data['static checks']['linters']})."
+        "`ufmt check`, `flake8` on both files: no findings"
+        f" ({data['static checks']['linters']})."
     )
     return "\n".join(
         [
             fill(
-                f"On {proof['ref']} at {str(proof['commit'])[:12]} with Python"
-                f" {env['python']}, torch {env['torch']} and ExecuTorch"
-                f" {env['executorch']}'s compiled parts, tests counted by id"
-                f"{_pytest_version(env)}, without / with the change:"
+                f"On {proof['ref']} at {str(proof['commit'])[:12]} with"
+                f" {_setup(env)}:"
             ),
             fill(
-                f"- `python -m pytest {TEST_PASS_INFRA}`: {_counts(unfixed)} / {_counts(fixed)}.",
+                f"- `python -m pytest {TEST_PASS_INFRA}`: {_counts(unfixed)} fail"
+                f" with only the new tests, {_counts(fixed)} with the whole change.",
                 "  ",
             ),
             fill(
-                f"- `python -m pytest {SUITE}`:"
-                f" {_suite_result(data['exir/tests differential'], env)}.",
+                f"- `python -m pytest {SUITE}`: {_counts(suite['unpatched'])} fail"
+                f" before the change, {_counts(suite['patched'])} after"
+                + (
+                    f" (the same {same}, in this setup: a wheel's compiled parts"
+                    f"{where})."
+                    if same
+                    else "."
+                ),
                 "  ",
             ),
             fill(f"- {lint}", "  "),
@@ -122,43 +131,73 @@ def with_trailers(body: str, co_authors: Sequence[str]) -> str:
     return body.rstrip("\n") + "\n" + ("\n" + trailers if trailers else "")
 
 
+def picked(change: str) -> str:
+    """``--pick-of``'s value as the body names it: ``#N`` for a PR, main's
+    commit for a hash; '' when it is neither."""
+    pull = re.fullmatch(
+        r"(?:https://github\.com/pytorch/executorch/pull/)?(\d+)", change
+    )
+    if pull:
+        return f"#{pull.group(1)}"
+    if re.fullmatch(r"[0-9a-f]{7,40}", change):
+        return f"main's {change[:12]}"
+    return ""
+
+
+def body_misfit(closed_unmerged: Optional[int], pick_of: Optional[str]) -> str:
+    """Why these options cannot make a full patch's body, or ''."""
+    if closed_unmerged is not None and pick_of is not None:
+        return "--closed-unmerged is for main's PR, --pick-of for a release branch's"
+    if pick_of is not None and not picked(pick_of):
+        return f"--pick-of {pick_of}: not a PR number, pull URL or commit"
+    if pick_of is None and closed_unmerged != REPLACES:
+        return (
+            f"the standalone PR is only for #{REPLACES} closed unmerged: pass"
+            f" --closed-unmerged {REPLACES} once it is (for a release branch,"
+            " --pick-of the landed change)"
+        )
+    return ""
+
+
 def commit_message(
     co_authors: Sequence[str],
     proof: Optional[Dict[str, object]] = None,
     releases: Optional[Dict[str, object]] = None,
+    pick_of: Optional[str] = None,
 ) -> str:
-    """The body that follows the Subject: line, trailers included;
-    ``releases``: the release table (``release_table.load()``), whose
-    measured range of releases the summary names."""
+    """The body that follows the Subject: line, trailers included: main's
+    standalone PR (``pick_of`` None: made only once #22310 is closed
+    unmerged, which the user states), or a release branch's pick of the
+    landed change ``pick_of``. ``releases``: the release table
+    (``release_table.load()``), whose measured releases the summary names."""
     measured = ""
     if releases:
         count, first, last = bitten_count(releases)
-        measured = f"All {count} releases measured, {first} to {last}, have it."
+        measured = f" All {count} releases measured, {first} to {last}, have it."
+    if pick_of is None:
+        opening, credit = f"Fixes #22309: {BREAKS}", f"\n\n{fill(CREDIT)}"
+    else:
+        onto = proof["ref"] if proof else "this release branch"
+        opening = f"Picks {picked(pick_of)} onto {onto}, for #22309: {BREAKS}"
+        credit = ""
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
-        summary=fill(f"Fixes #22309: {BREAKS} {measured}".strip()),
-        cause=fill(CAUSE),
+        summary=fill(f"{opening}{measured} {WHO}"),
+        cause=fill(CAUSE) + credit,
         test_plan=measured_test_plan(proof) if proof else commands_test_plan(),
     )
     return with_trailers(body, co_authors)
 
 
-def tests_and_what_they_rule_out() -> str:
-    """One bullet per new test: its name and the wrong fix it rules out."""
-    return "\n".join(
-        fill(f"- `{name}`: {why[0].lower()}{why[1:]}", "  ")
-        for name, why in what_each_test_rules_out()
-    )
-
-
-def tests_only_message(co_authors: Sequence[str], context: str, measured: str) -> str:
+def tests_only_message(
+    co_authors: Sequence[str], context: str, new_tests: int, measured: str
+) -> str:
     """The tests-only body: ``context`` says what fix they go with,
-    ``measured`` what the tests printed on the tree."""
+    ``measured`` what the file printed on the tree and without a fix."""
     body = Template(TESTS_ONLY_TEMPLATE.read_text(encoding="utf-8")).substitute(
-        context=fill(f"{context} What each test rules out or keeps:"),
-        tests=tests_and_what_they_rule_out(),
-        test_plan=(
-            f"    python -m pytest {TEST_PASS_INFRA} \\\n"
-            f"        -k {TEST_CLASS}\n\n" + fill(measured)
+        context=fill(
+            f"{context} {new_tests} tests in a new class, `{TEST_CLASS}`, at"
+            f" the end of `{TEST_PASS_INFRA}`."
         ),
+        test_plan=f"    python -m pytest {TEST_PASS_INFRA}\n\n" + fill(measured),
     )
     return with_trailers(body, co_authors)

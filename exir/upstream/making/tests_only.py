@@ -7,6 +7,9 @@ to merge is these tests offered to #22310 (``--for-pr 22310`` also writes
 Whether the tree's ``call`` behaves fixed is decided by running the new
 tests against it (the tree's ``exir/pass_base.py`` laid over the installed
 package), not by its fingerprint. Where any fails, the patch is refused.
+The whole file is counted twice in one run: on the tree's ``call`` and on
+the installed ExecuTorch's unfixed one in its place, under a pytest that
+satisfies the tree's pin.
 """
 
 import os
@@ -17,13 +20,20 @@ from pathlib import Path
 from string import Template
 from typing import Dict, Optional, Sequence, Tuple
 
-from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from ...shared.fix_source import PASS_BASE, PATCHED_METHOD, TEST_CLASS, TEST_PASS_INFRA
 
 from .buck_deps import has_build_files
+from .evidence import (
+    fails_as_unfixed,
+    file_run,
+    FileRun,
+    new_test_names,
+    unfixed_pass_base,
+)
 from .mail_patch import write_patch
 from .patch import check_writable, PatchRefused, planned_test_changes, read_tree_file
 from .pr_description import fill, tests_only_message, TESTS_ONLY_SUBJECT
-from .trees import environment, linked_tree, run_pytest
+from .trees import environment, pytest_misfit, pytest_pin, PYTEST_PIN_FILE
 
 COMMENT = "comment.md"
 COMMENT_TEMPLATE = Path(__file__).resolve().parent / "tests_only_comment.md"
@@ -31,18 +41,38 @@ COMMENT_TEMPLATE = Path(__file__).resolve().parent / "tests_only_comment.md"
 
 @dataclass(frozen=True)
 class Measured:
-    passed: int
+    """The file with the new tests, on the tree's ``call`` (fixed) and on
+    the installed ExecuTorch's unfixed ``call`` in its place (unfixed)."""
+
+    fixed: FileRun
+    unfixed: FileRun
+    new_tests: int
     commit: Optional[str]
     environment: Dict[str, str]
 
-    def sentence(self, place: str = "this tree") -> str:
+    def setup(self) -> str:
         env = self.environment
-        where = f"at {self.commit[:12]}" if self.commit else "(not a git checkout)"
+        where = f"At {self.commit[:12]}" if self.commit else "On this tree"
+        pin = env.get("pytest_pin")
+        pinned = f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
         return (
-            f"On {place} {where} with Python {env['python']}, torch"
-            f" {env['torch']} and the compiled parts of ExecuTorch"
-            f" {env['executorch']}: {self.passed} passed, 0 failed."
+            f"{where}, with Python {env['python']}, torch {env['torch']}, the"
+            f" compiled parts of ExecuTorch {env['executorch']} and pytest"
+            f" {env['pytest']} ({pinned})"
         )
+
+    def counts(self, whose: str) -> str:
+        return (
+            f"`python -m pytest {TEST_PASS_INFRA}` with these tests counts"
+            f" {self.fixed.total} tests by id: {len(self.fixed.failed)} fail with"
+            f" {whose} `_ExportPassBase.call`, {len(self.unfixed.failed)} with"
+            f" ExecuTorch {self.environment['executorch']}'s unfixed `call` in its"
+            f" place; the {len(self.unfixed.failed)} are new tests, the other"
+            f" {self.new_tests - len(self.unfixed.failed)} new ones pass either way."
+        )
+
+    def sentence(self, whose: str = "this tree's") -> str:
+        return f"{self.setup()}: {self.counts(whose)}"
 
 
 def _git(tree: Path, *args: str) -> Optional[str]:
@@ -63,22 +93,39 @@ def merged_as(tree: Path, pr: int) -> Optional[str]:
 
 
 def new_tests_on(tree: Path, new_test: str) -> Measured:
-    """The new tests run against the tree's ``call``; ``PatchRefused``
-    naming the tests that fail there."""
+    """The file with the new tests, run whole on the tree's ``call`` and on
+    the installed unfixed one; ``PatchRefused`` naming the new tests that
+    fail on the tree's ``call``, or when the unfixed run is not as it must."""
+    pin = pytest_pin(_tree_text(tree, PYTEST_PIN_FILE))
+    misfit = pytest_misfit(pin, str(tree))
+    if misfit:
+        raise PatchRefused(misfit)
     pass_base = read_tree_file(tree, PASS_BASE)
     with tempfile.TemporaryDirectory(prefix="exportpass-tests-only-") as work:
-        linked = linked_tree(
-            Path(work), {PASS_BASE: pass_base, TEST_PASS_INFRA: new_test}
+        fixed = file_run(tree, pass_base, new_test, Path(work) / "fixed")
+        failing = sorted(set(fixed.failed) & new_test_names())
+        if failing:
+            raise PatchRefused(
+                f"{tree}: its {PASS_BASE} does not behave fixed: the new tests"
+                f" would fail there ({', '.join(failing)}); make the full patch"
+                " instead (without --tests-only)"
+            )
+        unfixed = file_run(
+            tree, unfixed_pass_base(tree, pass_base), new_test, Path(work) / "unfixed"
         )
-        run = run_pytest(linked, [TEST_PASS_INFRA], ["-k", TEST_CLASS])
-    failed = sorted(t.rsplit("::", 1)[-1] for t in run.failed)
-    if failed or not run.passed or run.skipped:
+    if not fails_as_unfixed(set(unfixed.failed)):
         raise PatchRefused(
-            f"{tree}: its {PASS_BASE} does not behave fixed: the new tests would"
-            f" fail there ({', '.join(failed) or 'none passed'}); make the full"
-            " patch instead (without --tests-only)"
+            f"{tree}: with the unfixed {PATCHED_METHOD} the failures are not only"
+            f" new tests ({', '.join(unfixed.failed) or 'none fail'})"
         )
-    return Measured(len(run.passed), _git(tree, "rev-parse", "HEAD"), environment())
+    env = environment() | {"pytest_pin": pin}
+    commit = _git(tree, "rev-parse", "HEAD")
+    return Measured(fixed, unfixed, len(new_test_names()), commit, env)
+
+
+def _tree_text(tree: Path, name: str) -> str:
+    path = tree / name
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
 def context(for_pr: Optional[int], merged: Optional[str]) -> str:
@@ -99,7 +146,10 @@ def context(for_pr: Optional[int], merged: Optional[str]) -> str:
 def comment(author: str, patch: Path, measured: Measured, deps: bool) -> str:
     """What to post on the PR: at most 15 lines."""
     text = Template(COMMENT_TEMPLATE.read_text(encoding="utf-8")).substitute(
-        measured=measured.sentence("your branch"),
+        measured=measured.sentence("that commit's"),
+        new_tests=measured.new_tests,
+        test_class=TEST_CLASS,
+        test_file=TEST_PASS_INFRA,
         patch=patch.name,
         deps=", with the Buck deps of its imports" if deps else "",
         author=author,
@@ -123,7 +173,10 @@ def make_tests_patch(
     measured = new_tests_on(tree, changes[0].new)
     merged = merged_as(tree, for_pr) if for_pr is not None else None
     message = tests_only_message(
-        co_authors, context(for_pr, merged), measured.sentence()
+        co_authors,
+        context(for_pr, merged),
+        measured.new_tests,
+        measured.sentence("that commit's"),
     )
     patch = write_patch(
         out_dir,

@@ -166,3 +166,35 @@ def environment() -> Dict[str, str]:
         "torchvision": torchvision,
         "executorch": installed_version(),
     }
+
+
+PYTEST_PIN_FILE = "requirements-dev.txt"
+
+
+def pytest_pin(requirements: str) -> str:
+    """The specifier ``requirements`` (a requirements file's text) gives
+    pytest itself, e.g. ``<9.0``; '' when it names none."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for line in requirements.splitlines():
+        try:
+            requirement = Requirement(line.split("#", 1)[0].strip())
+        except InvalidRequirement:
+            continue
+        if requirement.name.lower() == "pytest":
+            return str(requirement.specifier)
+    return ""
+
+
+def pytest_misfit(pin: str, where: str) -> str:
+    """Why the pytest here does not satisfy ``where``'s ``pin``, or ''."""
+    from packaging.specifiers import SpecifierSet
+
+    version = metadata.version("pytest")
+    if not pin or SpecifierSet(pin).contains(version, prereleases=True):
+        return ""
+    return (
+        f"{where} pins pytest{pin} ({PYTEST_PIN_FILE}) and this environment has"
+        f" pytest {version}: install one that satisfies it"
+        f' (pip install "pytest{pin}")'
+    )

@@ -3,11 +3,13 @@ mirror: ``git --git-dir``), and a ref's two files patched with ``git am``."""
 
 import io
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 from typing import Dict, Tuple
 
 from ...shared.fix_source import PASS_BASE, TEST_PASS_INFRA
+from ...shared.installed import environ_without_hook
 
 from ..making.buck_deps import BUILD_FILES
 from ..making.mail_patch import patch_digest
@@ -16,9 +18,15 @@ from ..making.trees import write_files
 
 PROVE_AUTHOR = "prove <prove@invalid>"
 GIT_IDENTITY = ["-c", "user.name=prove", "-c", "user.email=prove@invalid"]
-# Read from the ref's root: upstream's lint and type settings, and the
-# pytest settings whose ignores its CI applies to exir/tests.
-ROOT_CONFIGS = (".flake8", "pyproject.toml", ".mypy.ini", "pytest.ini")
+# Read from the ref's root: upstream's lint and type settings, the pytest
+# settings whose ignores its CI applies to exir/tests, and its pytest pin.
+ROOT_CONFIGS = (
+    ".flake8",
+    "pyproject.toml",
+    ".mypy.ini",
+    "pytest.ini",
+    "requirements-dev.txt",
+)
 
 
 class ProveRefused(Exception):
@@ -107,3 +115,19 @@ def applied_with_git_am(
         raise RuntimeError(am.stderr.decode(errors="replace").strip())
     patched = {c.path: (repo / c.path).read_text(encoding="utf-8") for c in changes}
     return patched, patch_digest(changes)
+
+
+def check_imports(tree: Path, ref: str) -> None:
+    env = environ_without_hook()
+    env["PYTHONPATH"] = str(tree)
+    done = subprocess.run(
+        [sys.executable, "-c", "import executorch.exir, executorch.exir.pass_base"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ProveRefused(
+            f"{ref}: its exir/ does not import over the installed package: {last}"
+        )

@@ -4,22 +4,29 @@ For each ref of an ExecuTorch git checkout (a work tree or a bare mirror):
 that ref's ``exir/`` laid over the installed package (see ``trees``), the
 patch made for it and applied with ``git am``, then the regression tests
 without and with the fix, upstream's whole ``test_pass_infra.py`` with it,
-and the ``exir/tests`` differential (patched failures within unpatched ones).
+and the ``exir/tests`` differential (patched failures within unpatched ones),
+under a pytest that satisfies the ref's own pin (``requirements-dev.txt``).
 """
 
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Set
 
 from ...shared.fix_source import PASS_BASE, TEST_PASS_INFRA
-from ...shared.installed import environ_without_hook
-from ..making.trees import environment, linked_tree, run_pytest
 
+from ..making.evidence import fails_as_unfixed
+from ..making.trees import (
+    environment,
+    linked_tree,
+    pytest_misfit,
+    pytest_pin,
+    PYTEST_PIN_FILE,
+    run_pytest,
+)
 from .checkout import (
     applied_with_git_am,
+    check_imports,
     git_dir_of,
     ProveRefused,
     ref_exir,
@@ -28,15 +35,6 @@ from .checkout import (
 )
 from .differential import ignored_under_exir, run_differential
 from .static_checks import static_checks_step
-
-# Without the fix these fail; the other new tests pin behaviour that is kept.
-FAIL_UNFIXED = {
-    "test_constant_only_graph_keeps_its_fake_mode",
-    "test_constants_beside_a_non_tensor_input_keep_one_fake_mode",
-    "test_constants_of_a_strict_mode_meet_computed_values",
-    "test_vals_of_a_second_fake_mode_are_replaced",
-    "test_partitioned_constant_subgraph_lowers",
-}
 
 
 @dataclass
@@ -60,23 +58,7 @@ class RefProof:
         return bool(self.steps) and all(step.ok for step in self.steps)
 
 
-def check_imports(tree: Path, ref: str) -> None:
-    env = environ_without_hook()
-    env["PYTHONPATH"] = str(tree)
-    done = subprocess.run(
-        [sys.executable, "-c", "import executorch.exir, executorch.exir.pass_base"],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise ProveRefused(
-            f"{ref}: its exir/ does not import over the installed package: {last}"
-        )
-
-
-def _short(ids: set) -> List[str]:
+def _short(ids: Set[str]) -> List[str]:
     return sorted(test_id.rsplit("::", 1)[-1] for test_id in ids)
 
 
@@ -119,7 +101,9 @@ def prove_ref(
     work: Path,
     say: Callable[[str], None],
 ) -> RefProof:
-    proof = RefProof(ref, resolve(git_dir, ref), environment(), prepared.digest)
+    pin = pytest_pin(prepared.configs.get(PYTEST_PIN_FILE, ""))
+    env = environment() | {"pytest_pin": pin}
+    proof = RefProof(ref, resolve(git_dir, ref), env, prepared.digest)
 
     def step(done: Step) -> None:
         proof.steps.append(done)
@@ -132,13 +116,16 @@ def prove_ref(
     test_only = {p: t for p, t in prepared.patched.items() if p != PASS_BASE}
     unfixed = linked_tree(work / "unfixed", {**prepared.files, **test_only})
     fixed = linked_tree(work / "patched", {**prepared.files, **prepared.patched})
-    for tree, must_fail in ((unfixed, FAIL_UNFIXED), (fixed, set())):
+    # The whole file each time: the new tests kept, the fix reverted; then
+    # the whole patch.
+    for tree, side in ((unfixed, "without"), (fixed, "with")):
         run = run_pytest(tree, [TEST_PASS_INFRA])
         failed = _short(run.failed)
+        holds = fails_as_unfixed(set(failed)) if side == "without" else not failed
         step(
             Step(
-                f"test_pass_infra.py {'without' if must_fail else 'with'} the fix",
-                set(failed) == must_fail and len(run.passed) > 5,
+                f"test_pass_infra.py {side} the fix",
+                holds and len(run.passed) > 5 and not run.skipped,
                 f"{len(run.passed)} passed, {len(failed)} failed"
                 + (f" ({', '.join(failed)})" if failed else ""),
                 {"passed": len(run.passed), "failed": failed},
@@ -183,7 +170,10 @@ def prove(
     """Raises ``ProveRefused`` before any test runs when an input does not fit."""
     git_dir = git_dir_of(checkout)
     for ref in refs:
-        resolve(git_dir, ref)
+        configs = root_configs(git_dir, resolve(git_dir, ref))
+        misfit = pytest_misfit(pytest_pin(configs.get(PYTEST_PIN_FILE, "")), ref)
+        if misfit:
+            raise ProveRefused(misfit)
     with tempfile.TemporaryDirectory(prefix="exportpass-prove-") as work:
         works = [Path(work) / str(i) for i in range(len(refs))]
         prepared = []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from exportpass_fix.shared.fix_source import what_each_test_rules_out
+from exportpass_fix.shared.fix_source import what_each_test_pins
 from exportpass_fix.upstream.judging.mutants import installed_texts, OK, run_variant
 from exportpass_fix.upstream.judging.mutants_report import read_record
 from exportpass_fix.upstream.judging.variants import Variant, VARIANTS
@@ -107,7 +107,7 @@ def test_each_new_test_fails_on_a_wrong_variant_but_the_kept_behaviour_one(
         if row["wrong"]
         for test in row["killed_by_upstream_class"]
     }
-    new = {name for name, _ in what_each_test_rules_out()}
+    new = {name for name, _ in what_each_test_pins()}
     assert len(new) >= 7
     assert new - kills == {KEEPS}, new - kills
 

@@ -14,12 +14,13 @@ from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_IN
 from exportpass_fix.shared.installed import installed_version
 from exportpass_fix.upstream.judging.mutants import with_call
 from exportpass_fix.upstream.judging.variants import VARIANTS
+from exportpass_fix.upstream.making.evidence import new_test_names
+from exportpass_fix.upstream.making.patch import planned_test_changes
 from exportpass_fix.upstream.making.pr_description import (
     MAX_LINES,
     TESTS_ONLY_SUBJECT,
     WIDTH,
 )
-from exportpass_fix.upstream.proving.prove import FAIL_UNFIXED
 from patch_facts import AUTHOR, NEW_TESTS, NOT_UPSTREAM
 from trees import linked_tree, run_pytest, wheel_texts
 
@@ -40,6 +41,26 @@ def _tests_only(tree: Path, out: Path, *extra: str) -> subprocess.CompletedProce
 def _tree_with_call(root: Path, call_text: str) -> Path:
     texts = wheel_texts()
     return git_repo(root, {**texts, PASS_BASE: with_call(texts[PASS_BASE], call_text)})
+
+
+def _file_counts(tree: Path, work: Path) -> str:
+    """What the file with the new tests gives, run here apart from
+    ``patch``: with the tree's call, and with the installed (unfixed) one."""
+    new_test = planned_test_changes(tree)[0].new
+    counts = {}
+    for side, pass_base in (
+        ("fixed", (tree / PASS_BASE).read_text()),
+        ("unfixed", wheel_texts()[PASS_BASE]),
+    ):
+        files = {PASS_BASE: pass_base, TEST_PASS_INFRA: new_test}
+        run = run_pytest(linked_tree(work / side, files), [TEST_PASS_INFRA])
+        counts[side] = (len(run.failed), len(run.passed) + len(run.failed))
+    (fixed, total), (unfixed, _) = counts["fixed"], counts["unfixed"]
+    return (
+        f"counts {total} tests by id: {fixed} fail with that commit's"
+        f" `_ExportPassBase.call`, {unfixed} with ExecuTorch"
+        f" {installed_version()}'s unfixed `call` in its place"
+    )
 
 
 def _message(patch: Path) -> str:
@@ -70,22 +91,29 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     assert NOT_UPSTREAM.search(message) is None, NOT_UPSTREAM.search(message)
     lines = message.splitlines()
     assert len(lines) <= MAX_LINES and max(map(len, lines)) <= WIDTH
+    # The whole file, counted with the branch's call and with the installed
+    # unfixed one, in one run: the counts are the file's, not the class's.
+    counts = _file_counts(branch_of_22310, tmp_path / "counted")
     flat = " ".join(message.split())
-    assert f"at {head[:12]}" in flat and f"{len(NEW_TESTS)} passed, 0 failed" in flat
+    assert f"At {head[:12]}, with Python" in flat and counts in flat
+    assert "(no pin)" in flat  # this tree has no requirements-dev.txt
     # The comment for #22310: short, with the run's counts, commit and
     # ExecuTorch version, and the offer with its trailer.
     text = comment.read_text()
     assert comment.name == "comment.md" and len(text.splitlines()) <= 15
-    assert "what users see" not in " ".join(text.split())
     flat = " ".join(text.split())
     for needle in (
-        f"{len(NEW_TESTS)} passed, 0 failed",
-        f"at {head[:12]}",
+        f"regression tests for #22309: {len(new_test_names())} in a new class",
+        counts,
+        f"At {head[:12]}",
         f"ExecuTorch {installed_version()}",
         patch.name,
         f"Co-authored-by: {AUTHOR}",
     ):
         assert needle in flat, needle
+    # Sentences a maintainer stopped at.
+    for untrue in ("I wrote", "seven", "rule out", "your branch", "7 passed"):
+        assert untrue not in flat, untrue
     # The commit applies on the branch, touches only the tests, and they pass.
     applied = git(branch_of_22310, "am", str(patch))
     assert applied.returncode == 0, applied.stdout + applied.stderr
@@ -113,7 +141,7 @@ def test_once_22310_has_landed_the_tests_are_a_follow_up(tmp_path: Path) -> None
     message = _message(Path(patch))
     flat = " ".join(message.split())
     assert message.startswith("### Summary\n\nFollow-up to #22310")
-    assert f"(merged as {merged[:12]})" in flat and f"at {merged[:12]}" in flat
+    assert f"(merged as {merged[:12]})" in flat and f"At {merged[:12]}," in flat
     assert list((tmp_path / "out").iterdir()) == [Path(patch)]
 
 
@@ -140,6 +168,6 @@ def test_tests_only_patch_is_refused_on_an_unfixed_tree(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     (refusal,) = done.stderr.strip().splitlines()
     assert "does not behave fixed: the new tests would fail there (" in refusal
-    for name in FAIL_UNFIXED:
-        assert name in refusal
+    named = set(refusal.split("(", 1)[1].split(")", 1)[0].split(", "))
+    assert named and named <= new_test_names()
     assert list(out.iterdir()) == []

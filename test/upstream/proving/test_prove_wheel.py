@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import git, REPO
 
+from exportpass_fix.upstream.making.evidence import fails_as_unfixed
 from exportpass_fix.upstream.making.pr_description import MAX_LINES, WIDTH
-from exportpass_fix.upstream.proving.prove import FAIL_UNFIXED
 from patch_facts import AUTHOR, NOT_UPSTREAM
 from trees import executorch_dir
 
@@ -68,7 +68,7 @@ def test_prove_passes_every_step_on_the_wheel(proof_file: Path) -> None:
 
     assert proof["ok"] and [step["name"] for step in proof["steps"]] == STEPS
     data = {step["name"]: step["data"] for step in proof["steps"]}
-    assert set(data["test_pass_infra.py without the fix"]["failed"]) == FAIL_UNFIXED
+    assert fails_as_unfixed(set(data["test_pass_infra.py without the fix"]["failed"]))
     assert data["test_pass_infra.py with the fix"]["failed"] == []
     static = data["static checks"]
     assert static["lint_complaints"] == {} and static["mypy_new_errors"] == []
@@ -89,7 +89,7 @@ def test_the_body_quotes_the_proof_of_this_patch(
     done = subprocess.run(
         [sys.executable, "-m", "exportpass_fix", "patch", "--tree"]
         + [str(wheel_checkout), "-o", str(tmp_path), "--author", AUTHOR]
-        + ["--proof", str(proof_file)],
+        + ["--proof", str(proof_file), "--closed-unmerged", "22310"],
         capture_output=True,
         text=True,
     )
@@ -101,27 +101,30 @@ def test_the_body_quotes_the_proof_of_this_patch(
     assert len(lines) <= MAX_LINES and max(map(len, lines)) <= WIDTH
     plan = " ".join(message.split("### Test plan", 1)[1].split())
     env = proof["environment"]
+    # The wheel's tree has no requirements-dev.txt: no pin, and it says so.
+    assert env["pytest_pin"] == ""
     assert (
         f"On HEAD at {proof['commit'][:12]} with Python {env['python']}, torch"
         f" {env['torch']} and ExecuTorch {env['executorch']}'s compiled parts,"
-        f" tests counted by id (pytest {env['pytest']}), without / with the"
-        " change:" in plan
+        f" pytest {env['pytest']} (no pin), tests counted by id:" in plan
     )
     unfixed = data["test_pass_infra.py without the fix"]
     fixed = data["test_pass_infra.py with the fix"]
-    total = unfixed["passed"] + len(FAIL_UNFIXED)
+    failing = len(unfixed["failed"])
+    total = unfixed["passed"] + failing
     assert fixed["passed"] == total
+    # "without" says what it is, once per bullet.
     assert (
-        f"`python -m pytest exir/tests/test_pass_infra.py`: {len(FAIL_UNFIXED)}"
-        f" of {total} fail / 0 of {total} fail." in plan
+        f"`python -m pytest exir/tests/test_pass_infra.py`: {failing} of {total}"
+        f" fail with only the new tests, 0 of {total} with the whole change." in plan
     )
     suite = data["exir/tests differential"]
     before, after = suite["unpatched"], suite["patched"]
     assert (
         f"`python -m pytest exir/tests --continue-on-collection-errors`:"
-        f" {before['failed']} of {before['passed'] + before['failed']} fail /"
-        f" {after['failed']} of {after['passed'] + after['failed']} fail (the same"
-        f" {after['failed']}, in this setup:" in plan
+        f" {before['failed']} of {before['passed'] + before['failed']} fail before"
+        f" the change, {after['failed']} of {after['passed'] + after['failed']}"
+        f" after (the same {after['failed']}, in this setup:" in plan
     )
     assert f"no findings ({data['static checks']['linters']})." in plan
     assert NOT_UPSTREAM.search(message) is None, NOT_UPSTREAM.search(message)
