@@ -229,6 +229,8 @@ def test_a_regular_install_runs_the_commands_and_the_backport(
         str(tmp_path),
         "--author",
         "A Person <a.person@example.org>",
+        "--closed-unmerged",
+        "22310",
         **env,
     )
     assert patch.returncode == 0, patch.stderr
