@@ -9,6 +9,7 @@ each a lifted constant or a value that carries its constant. ``verdict`` turns t
 
 import re
 import textwrap
+from pathlib import Path
 from typing import Dict, List, Optional, TYPE_CHECKING
 
 if TYPE_CHECKING:  # check's parent process imports this module, not torch
@@ -141,17 +142,20 @@ def verdict(unpatched: Dict, backport: Dict) -> str:
 
 
 def where_lines(where: Optional[Dict]) -> List[str]:
-    """The user's code behind a trigger, innermost user frame first."""
+    """The user's code behind a trigger: per source, its module and place
+    (a path under the current directory shown relative), then its line."""
     if where is None:
         return []
     lines = [f"  where in your code: {where['note'] or ''}".rstrip()]
     for source in where["sources"]:
-        line = "    (no module)"
-        if "module" in source:
-            line = f"    {source['module']} ({source['module_class']})"
+        module = source.get("module", "(no module)")
+        lines.append(f"    {module} ({source.get('module_class', '?')})")
         if "file" in source:
-            line += f" {source['file']}:{source['line']}: {source['code']}"
-        lines.append(line)
+            path = Path(source["file"])
+            if path.is_relative_to(Path.cwd()):
+                path = path.relative_to(Path.cwd())
+            lines[-1] += f" {path}:{source['line']}:"
+            lines.append(f"      {source['code']}")
     if where["unlocated"] and where["sources"]:
         lines.append(f"    no metadata: {', '.join(where['unlocated'])}")
     return lines
