@@ -98,8 +98,7 @@ def _tool_dirs() -> List[Path]:
 
 def _user_frame(path: str, tool_dirs: List[Path]) -> bool:
     resolved = Path(path).resolve()
-    models = OWN_MODELS
-    if any(resolved == m or m in resolved.parents for m in models):
+    if any(resolved == m or m in resolved.parents for m in OWN_MODELS):
         return True
     return not any(d in resolved.parents for d in tool_dirs)
 
