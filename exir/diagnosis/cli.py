@@ -5,6 +5,10 @@ hold, 2 refused)."""
 
 import argparse
 import json
+import math
+import os
+import sys
+from typing import Optional
 
 from ..shared.report import (
     EXIT_CHECK_FAILED,
@@ -25,7 +29,26 @@ COMMANDS = {
 }
 
 
+def _print(command: str, text: str) -> Optional[int]:
+    """The result on stdout; where stdout cannot be written (a full disk,
+    ``> /dev/full``, a closed pipe), one line on stderr and exit status 2."""
+    try:
+        print(text, flush=True)
+    except OSError as error:
+        # Point stdout at devnull so the exit's own flush raises nothing more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reason = error.strerror or type(error).__name__
+        return refuse(command, f"cannot write the result to stdout: {reason}")
+    return None
+
+
 def _check(args: argparse.Namespace) -> int:
+    for name in ("atol", "rtol"):
+        value = getattr(args, name)
+        if not math.isfinite(value) or value < 0:
+            return refuse(
+                "check", f"--{name} must be a finite number >= 0, not {value}"
+            )
     from .checking.check import BadInput, check
     from .checking.columns import WIDTH
 
@@ -37,7 +60,10 @@ def _check(args: argparse.Namespace) -> int:
         return refuse("check", bad)
     say("done")
     width = None if args.full else WIDTH
-    print(json.dumps(checked.as_json()) if args.json else checked.as_text(width))
+    text = json.dumps(checked.as_json()) if args.json else checked.as_text(width)
+    unwritable = _print("check", text)
+    if unwritable is not None:
+        return unwritable
     return EXIT_OK if checked.backport_ok else EXIT_CHECK_FAILED
 
 

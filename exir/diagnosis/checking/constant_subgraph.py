@@ -1,12 +1,24 @@
-"""The issue's reduced model through a test partitioner, with no backend of
-ExecuTorch's involved: every node that depends on no user input is
-delegated, with its constants, to a backend whose ``preprocess`` runs an
-``ExportPass`` (as Vulkan's runs ``FuseBatchNormPass``). It is the lowering
-of upstream's regression test, run on any installed release by the worker.
-Importing this module imports torch and executorch.
+"""The input-independent subgraph: where the user's code computes it, and
+the issue's reduced model lowered through a test partitioner.
+
+``where(nodes)`` names the code behind a trigger-shaped delegate's ops, from
+the metadata ``torch.export`` gives each node (and ``torch.export.save`` and
+``load`` keep): the module path and class (``nn_module_stack``) and the
+innermost user frame (``stack_trace``), deduplicated, in graph order. Frames
+inside torch, executorch and this tool are not the user's; this project's
+own models (``builtin:``) count as user code.
+
+The test partitioner involves no backend of ExecuTorch's: every node that
+depends on no user input is delegated, with its constants, to a backend
+whose ``preprocess`` runs an ``ExportPass`` (as Vulkan's runs
+``FuseBatchNormPass``). It is the lowering of upstream's regression test, run
+on any installed release by the worker. Importing this module imports torch
+and executorch.
 """
 
-from typing import List, Set
+import re
+from pathlib import Path
+from typing import Dict, List, Optional, Set
 
 import executorch.exir as exir
 import torch
@@ -62,3 +74,77 @@ def lower_constant_subgraph() -> int:
     )
     graph = edge.exported_program().graph
     return sum(1 for n in graph.nodes if "executorch_call_delegate" in str(n.target))
+
+
+# 'File "/x/model.py", line 6, in forward\n    t = torch.arange(16)'
+FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n([^\n]*)')
+NO_METADATA = (
+    "unknown: the program carries no stack_trace or nn_module_stack for these"
+    " ops (torch.export records them; a program rebuilt without them has none)"
+)
+
+
+OWN = Path(__file__).resolve().parents[2]  # the exportpass_fix package
+OWN_MODELS = (OWN / "diagnosis" / "models", OWN / "shared" / "repro.py")
+
+
+def _tool_dirs() -> List[Path]:
+    import executorch
+
+    # executorch is a namespace package: no __file__, one __path__ entry
+    packages = [p for m in (torch, executorch) for p in m.__path__]
+    return [Path(p).resolve() for p in packages] + [OWN]
+
+
+def _user_frame(path: str, tool_dirs: List[Path]) -> bool:
+    resolved = Path(path).resolve()
+    if any(resolved == m or m in resolved.parents for m in OWN_MODELS):
+        return True
+    return not any(d in resolved.parents for d in tool_dirs)
+
+
+def _frames(stack_trace: str, tool_dirs: List[Path]) -> List[Dict[str, object]]:
+    """The user frames of a stack trace, innermost first."""
+    frames = [
+        {"file": f, "line": int(n), "function": fn, "code": code.strip()}
+        for f, n, fn, code in FRAME.findall(stack_trace)
+        if _user_frame(f, tool_dirs)
+    ]
+    return frames[::-1]
+
+
+def _module(node: torch.fx.Node) -> Optional[Dict[str, str]]:
+    """The innermost module of ``nn_module_stack``: its path and class."""
+    stack = node.meta.get("nn_module_stack") or {}
+    if not stack:
+        return None
+    path, kind = list(stack.values())[-1][:2]
+    kind = kind if isinstance(kind, str) else getattr(kind, "__qualname__", str(kind))
+    return {"module": path or "(top-level module)", "module_class": kind}
+
+
+def where(nodes: List[torch.fx.Node]) -> Dict[str, object]:
+    """The user's code behind ``nodes``: ``sources``, one a distinct module and
+    innermost user frame (``callers``: its outer user frames), ``unlocated``
+    the ops with neither, and ``note`` when there is nothing to name."""
+    tool_dirs = _tool_dirs()
+    sources: Dict[tuple, Dict[str, object]] = {}
+    unlocated = []
+    for node in nodes:
+        frames = _frames(node.meta.get("stack_trace") or "", tool_dirs)
+        module = _module(node)
+        if module is None and not frames:
+            unlocated.append(node.name)
+            continue
+        inner = frames[0] if frames else {}
+        key = (module and module["module"], inner.get("file"), inner.get("line"))
+        source = sources.setdefault(
+            key, {**(module or {}), **inner, "callers": frames[1:], "ops": []}
+        )
+        source["ops"].append(node.name)  # type: ignore[union-attr]
+    note = None
+    if not sources:
+        note = NO_METADATA if nodes else "unknown: the delegate has no ops"
+    elif not any("file" in s for s in sources.values()):
+        note = "no frame of the stack traces is outside torch, executorch and this tool"
+    return {"sources": list(sources.values()), "unlocated": unlocated, "note": note}

@@ -9,6 +9,7 @@ each a lifted constant or a value that carries its constant. ``verdict`` turns t
 
 import re
 import textwrap
+from pathlib import Path
 from typing import Dict, List, Optional, TYPE_CHECKING
 
 if TYPE_CHECKING:  # check's parent process imports this module, not torch
@@ -68,8 +69,15 @@ def _trigger(name: str, graph: "torch.fx.Graph", user_inputs: set) -> Optional[D
         _constant_like(n, user_inputs) for n in placeholders
     ):
         return None
-    ops = [n.name for n in graph.nodes if n.op == "call_function"]
-    return {"name": name, "placeholders": [n.name for n in placeholders], "ops": ops}
+    from .constant_subgraph import where
+
+    ops = [n for n in graph.nodes if n.op == "call_function"]
+    return {
+        "name": name,
+        "placeholders": [n.name for n in placeholders],
+        "ops": [n.name for n in ops],
+        "where": where(ops),
+    }
 
 
 def trigger_delegates(program: "torch.export.ExportedProgram") -> List[Dict]:
@@ -103,8 +111,17 @@ def trigger_partitions(
             inputs = feeding | {n for n in members if n.op == "placeholder"}
             names = sorted(a.name for a in inputs)
             if names and all(_constant_like(a, user_inputs) for a in inputs):
-                ops = [n.name for n in members if n.op == "call_function"]
-                found.append({"name": tag, "placeholders": names, "ops": ops})
+                from .constant_subgraph import where
+
+                ops = [n for n in members if n.op == "call_function"]
+                found.append(
+                    {
+                        "name": tag,
+                        "placeholders": names,
+                        "ops": [n.name for n in ops],
+                        "where": where(ops),
+                    }
+                )
     return found
 
 
@@ -124,6 +141,26 @@ def verdict(unpatched: Dict, backport: Dict) -> str:
     return f"fails for another reason, not #22309: {unpatched.get('error')}"
 
 
+def where_lines(where: Optional[Dict]) -> List[str]:
+    """The user's code behind a trigger: per source, its module and place
+    (a path under the current directory shown relative), then its line."""
+    if where is None:
+        return []
+    lines = [f"  where in your code: {where['note'] or ''}".rstrip()]
+    for source in where["sources"]:
+        module = source.get("module", "(no module)")
+        lines.append(f"    {module} ({source.get('module_class', '?')})")
+        if "file" in source:
+            path = Path(source["file"])
+            if path.is_relative_to(Path.cwd()):
+                path = path.relative_to(Path.cwd())
+            lines[-1] += f" {path}:{source['line']}:"
+            lines.append(f"      {source['code']}")
+    if where["unlocated"] and where["sources"]:
+        lines.append(f"    no metadata: {', '.join(where['unlocated'])}")
+    return lines
+
+
 def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
     """The diagnosis in lines, wrapped to ``width`` (None: not wrapped)."""
     lines = [
@@ -137,6 +174,7 @@ def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
         lines.append(f"trigger-shaped delegate {trigger['name']}:")
         lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
         lines.append(f"  ops: {', '.join(trigger['ops'])}")
+        lines += where_lines(trigger.get("where"))
     lines.append(f"verdict: {diagnosis['verdict']}")
     if width is None:
         return lines

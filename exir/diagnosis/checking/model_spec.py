@@ -5,8 +5,7 @@ A SPEC is one of:
 - ``package.module:name``, importable from the current directory: an
   ``ExportedProgram``, or a callable returning one or a
   ``(torch.nn.Module, example_args)`` pair (exported with torch.export);
-- ``builtin:NAME``: one of this project's models (``models.MODELS``,
-  named in ``BUILTIN_MODELS`` too).
+- ``builtin:NAME``: one of this project's models (``models.MODELS``).
 Anything that does not fit raises ``BadModel``; a model whose own export
 fails raises that error, which is not bad input. Torch is imported only to
 load a model, so ``check`` can refuse a bad path before any heavy import.
@@ -29,12 +28,14 @@ SAVE_HINT = (
     "save it with its inputs: ep = torch.export.export(model, example_args);"
     ' torch.export.save(ep, "model.pt2")'
 )
-
-
 TORCH_SAVE = (
     "was written by torch.save (a state dict or a pickled module), not by"
     " torch.export.save; save the program instead:"
     ' torch.export.save(torch.export.export(model, example_args), "model.pt2")'
+)
+TORCHSCRIPT = (
+    "is a TorchScript file (torch.jit.save), not a torch.export program;"
+    " export the model instead: " + TORCH_SAVE.split(": ", 1)[1]
 )
 # models.MODELS's names, without importing torch (a test holds them equal).
 BUILTIN_MODELS = (
@@ -77,8 +78,23 @@ def _archive_format(path: Path) -> Optional[str]:
         entry = [n for n in names if n.rsplit("/", 1)[-1] == "archive_format"]
         if entry:
             return archive.read(entry[0]).decode("utf-8", "replace").strip()
+    if any("/code/" in n or n.endswith("constants.pkl") for n in names):
+        raise BadModel(f"{path} {TORCHSCRIPT}")
     if any(n.rsplit("/", 1)[-1] == "data.pkl" for n in names):
         raise BadModel(f"{path} {TORCH_SAVE}")
+    return None
+
+
+def _not_a_zip(head: bytes, suffix: str) -> Optional[str]:
+    """What a file is by its first bytes, where that is not a .pt2 archive."""
+    if not head:
+        return "empty"
+    if head[4:6] == b"ET" and head[6:8].isdigit():  # flatbuffer identifier
+        return "an ExecuTorch program (.pte), already lowered"
+    if head[8:9] == b"{" and int.from_bytes(head[:8], "little") < 1 << 30:
+        return "a safetensors file (weights only)"
+    if suffix == ".py":
+        return "Python source (name a model in it as module:name)"
     return None
 
 
@@ -92,8 +108,12 @@ def refuse_unreadable_pt2(path: Path) -> None:
     if not path.is_file():
         raise BadModel(f"{path} is not a regular file")
     with path.open("rb") as handle:
-        if handle.read(1) == b"\x80":  # a pickle: torch.save's legacy format
-            raise BadModel(f"{path} {TORCH_SAVE}")
+        head = handle.read(16)
+    if head[:1] == b"\x80":  # a pickle: torch.save's legacy format
+        raise BadModel(f"{path} {TORCH_SAVE}")
+    kind = _not_a_zip(head, path.suffix)
+    if kind is not None:
+        raise BadModel(f"{path} is {kind}, not a .pt2 archive; {SAVE_HINT}")
     if not zipfile.is_zipfile(path):
         raise BadModel(f"{path} is not a .pt2 archive (torch.export.save writes one)")
     found = _archive_format(path)

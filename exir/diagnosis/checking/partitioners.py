@@ -1,9 +1,8 @@
 """The partitioners ExecuTorch ships, by name: how each is imported and built.
 
-This registry is the only place that knows the list. ``construct(name)``
-builds one; ``why_not(name)`` says in one line why it cannot be built here
-(an optional package and the pip command, an SDK or hardware it needs, or
-an ExecuTorch version that does not ship it).
+The only list. ``construct(name)`` builds one; ``why_not(name)`` says why it
+cannot be built here (a package to pip install, an SDK or hardware, a release
+without it); ``unusable_here`` says all it can without importing a backend.
 """
 
 import importlib
@@ -21,14 +20,14 @@ class Entry:
     module: str  # under executorch.backends
     cls: str
     make: Callable[[type], object] = field(default=lambda cls: cls())
-    # Set for partitioners that cannot be used on a CPU-only Linux machine.
-    needs: Optional[str] = None
-    # The ExecuTorch pybindings here run this backend's delegates.
-    runs_here: bool = False
+    needs: Optional[str] = None  # what a CPU-only Linux machine lacks for it
+    runs_here: bool = False  # the pybindings here run its delegates
     # The executorch extra that installs the Python packages it imports.
     extra: Optional[str] = None
-    # Python packages its lowering imports, which construction does not check.
-    requires: Tuple[Tuple[str, str], ...] = ()  # (import name, pip name)
+    # Packages it imports ((names, any one will do), pip name); a file under
+    # backends/ that only a source build makes. Both found without importing.
+    requires: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
+    generated: Optional[str] = None
     # Why its .pte differs between identical runs: the fresh UUIDs it writes.
     # Its programs are compared by a UUID-blind digest (outputs.py), not bytes.
     uuids: Optional[str] = None
@@ -40,15 +39,22 @@ def _compile_spec(key: str, value: bytes) -> object:
     return CompileSpec(key, value)
 
 
-def _arm(spec_module: str, spec_cls: str, target: str) -> Callable[[type], object]:
-    def make(cls: type) -> object:
-        spec = getattr(importlib.import_module(f"{BACKENDS}.{spec_module}"), spec_cls)
-        return cls(spec(target))
-
-    return make
-
-
 XNNPACK = "xnnpack.partition.xnnpack_partitioner"
+# The Arm backends import the TOSA serializer: as tosa_serializer (1.5.1)
+# or serializer (1.0.0).
+ARM_REQUIRES = ((("tosa_serializer", "serializer"), "tosa-tools"),)
+
+
+def _arm_entry(folder: str, cls: str, spec: str, target: str, extra: str) -> Entry:
+    def make(partitioner: type) -> object:
+        module = importlib.import_module(f"{BACKENDS}.arm.{folder}.compile_spec")
+        return partitioner(getattr(module, spec)(target))
+
+    return Entry(
+        f"arm.{folder}.partitioner", cls, make, extra=extra, requires=ARM_REQUIRES
+    )
+
+
 PARTITIONERS: Dict[str, Entry] = {
     "vulkan": Entry("vulkan.partitioner.vulkan_partitioner", "VulkanPartitioner"),
     "webgpu": Entry("webgpu.partitioner.partitioner", "WebGPUPartitioner"),
@@ -68,33 +74,27 @@ PARTITIONERS: Dict[str, Entry] = {
     "coreai": Entry(
         "apple.coreai.partition.partitioner",
         "CoreAIPartitioner",
-        requires=(("coreai_torch", "coreai-torch"),),
+        requires=((("coreai_torch",), "coreai-torch"),),
     ),
     "openvino": Entry(
         "openvino.partitioner",
         "OpenvinoPartitioner",
         lambda cls: cls([_compile_spec("device", b"CPU")]),
         extra="openvino",
+        requires=((("openvino",), "openvino"),),
     ),
-    "tosa": Entry(
-        "arm.tosa.partitioner",
-        "TOSAPartitioner",
-        _arm("arm.tosa.compile_spec", "TosaCompileSpec", "TOSA-1.0+FP"),
-        extra="ethos-u",
+    "tosa": _arm_entry(
+        "tosa", "TOSAPartitioner", "TosaCompileSpec", "TOSA-1.0+FP", "ethos-u"
     ),
-    "ethos-u": Entry(
-        "arm.ethosu.partitioner",
-        "EthosUPartitioner",
-        _arm("arm.ethosu.compile_spec", "EthosUCompileSpec", "ethos-u55-128"),
-        extra="ethos-u",
+    "ethos-u": _arm_entry(
+        "ethosu", "EthosUPartitioner", "EthosUCompileSpec", "ethos-u55-128", "ethos-u"
     ),
-    "vgf": Entry(
-        "arm.vgf.partitioner",
-        "VgfPartitioner",
-        _arm("arm.vgf.compile_spec", "VgfCompileSpec", "TOSA-1.0+FP"),
-        extra="vgf",
+    "vgf": _arm_entry("vgf", "VgfPartitioner", "VgfCompileSpec", "TOSA-1.0+FP", "vgf"),
+    "mlx": Entry(
+        "mlx.partitioner",
+        "MLXPartitioner",
+        generated="mlx/serialization/mlx_graph_schema.py",
     ),
-    "mlx": Entry("mlx.partitioner", "MLXPartitioner"),
     "mps": Entry(
         "apple.mps.partition.mps_partitioner",
         "MPSPartitioner",
@@ -129,28 +129,23 @@ class Unavailable(Exception):
     """The partitioner cannot be built here; the message says why."""
 
 
-def _missing_module_reason(error: ModuleNotFoundError, entry: Entry) -> str:
+def _reason(entry: Entry, missing: str, pip: Optional[str] = None) -> str:
+    """Why ``entry`` cannot be used: its module not shipped, or a package."""
     from ...shared.installed import installed_version
 
-    missing = error.name or str(error)
-    if missing.startswith(f"{BACKENDS}.") or missing == "executorch.backends":
+    if missing.startswith(BACKENDS):
         return f"not in this ExecuTorch ({installed_version()})"
-    top = missing.split(".")[0]
-    if entry.extra is None:
-        return f"needs the Python package {top!r}"
-    pip = f'pip install "executorch[{entry.extra}]=={installed_version()}"'
-    return f"needs the Python package {top!r}: {pip}"
+    if entry.extra is not None:
+        pip = f'"executorch[{entry.extra}]=={installed_version()}"'
+    return f"needs the Python package {missing}" + (f": pip install {pip}" * bool(pip))
 
 
-def _shipped(entry: Entry) -> bool:
-    """Whether the installed ExecuTorch has the module, without importing it."""
+def _in_backends(*relative: str) -> bool:
+    """Whether executorch/backends/``relative`` exists, importing nothing."""
     from ...shared.installed import installed_executorch_dir
 
     package = installed_executorch_dir()
-    if package is None:
-        return False
-    path = package.joinpath("backends", *entry.module.split("."))
-    return path.with_suffix(".py").is_file() or path.is_dir()
+    return package is not None and package.joinpath("backends", *relative).exists()
 
 
 def construct(name: str) -> object:
@@ -163,7 +158,9 @@ def construct(name: str) -> object:
         module = importlib.import_module(f"{BACKENDS}.{entry.module}")
         cls = getattr(module, entry.cls)
     except ModuleNotFoundError as error:
-        raise Unavailable(_missing_module_reason(error, entry)) from None
+        missing = error.name or str(error)
+        top = missing if missing.startswith(BACKENDS) else missing.split(".")[0]
+        raise Unavailable(_reason(entry, repr(top))) from None
     except (ImportError, AttributeError) as error:
         first = (str(error).splitlines() or [type(error).__name__])[0]
         raise Unavailable(f"cannot be imported here: {first}") from None
@@ -188,7 +185,10 @@ def unknown(names: List[str]) -> Optional[str]:
     check of partitioner names, for ``check`` and ``matrix``."""
     for name in names:
         if name not in PARTITIONERS:
-            return unknown_name("partitioner", name, list(PARTITIONERS))
+            said = unknown_name("partitioner", name, list(PARTITIONERS))
+            if name.lower() in PARTITIONERS:  # difflib's hint is case-sensitive
+                said = said.replace(";", f" (did you mean {name.lower()!r}?);", 1)
+            return said
     return None
 
 
@@ -196,13 +196,14 @@ def unusable_here(name: str) -> Optional[str]:
     """What ``why_not`` can tell without importing a backend: not shipped in
     this ExecuTorch, an SDK or hardware, a Python package it requires."""
     entry = PARTITIONERS[name]
-    if not _shipped(entry):
-        from ...shared.installed import installed_version
-
-        return f"not in this ExecuTorch ({installed_version()})"
+    path = entry.module.split(".")
+    if not _in_backends(*path[:-1], path[-1] + ".py") and not _in_backends(*path):
+        return _reason(entry, BACKENDS)
     if entry.needs is not None:
         return f"needs {entry.needs}, not available on this machine"
-    for module_name, pip_name in entry.requires:
-        if importlib.util.find_spec(module_name) is None:
-            return f"needs the Python package {module_name!r}: pip install {pip_name}"
+    for module_names, pip_name in entry.requires:
+        if all(importlib.util.find_spec(m) is None for m in module_names):
+            return _reason(entry, " or ".join(map(repr, module_names)), pip_name)
+    if entry.generated is not None and not _in_backends(entry.generated):
+        return f"needs {entry.generated}, which only a source build generates"
     return None

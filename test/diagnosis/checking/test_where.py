@@ -1,0 +1,122 @@
+"""``check`` names the user's code behind a trigger-shaped delegate.
+
+A model with a sine table in a submodule ``pos``, written to a file of its
+own and saved with ``torch.export.save`` as a user saves theirs: ``check``
+names the submodule and the source lines of the table's input-independent
+ops, innermost user frame first, from the metadata the program keeps.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+MODEL = """import torch
+
+
+class Sine(torch.nn.Module):
+    def forward(self, x):
+        t = torch.arange(16, dtype=torch.float32)
+        freqs = torch.pow(10000.0, -t / 16)
+        table = torch.sin(t[:, None] * freqs[None, :])
+        return x + table
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = Sine()
+        self.linear = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return self.linear(self.pos(x))
+"""
+SAVE = (
+    "import torch, sine_model\n"
+    "ep = torch.export.export(sine_model.M(), (torch.randn(16, 16),))\n"
+    "torch.export.save(ep, 'sine.pt2')\n"
+)
+# The lines check prints under "where in your code:" (run in the model's folder).
+WHERE = [
+    "    pos (sine_model.Sine) sine_model.py:6:",
+    "      t = torch.arange(16, dtype=torch.float32)",
+    "    pos (sine_model.Sine) sine_model.py:7:",
+    "      freqs = torch.pow(10000.0, -t / 16)",
+]
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory holding sine_model.py and the program saved from it."""
+    folder = tmp_path_factory.mktemp("user")
+    (folder / "sine_model.py").write_text(MODEL)
+    subprocess.run([sys.executable, "-c", SAVE], cwd=folder, check=True, timeout=600)
+    return folder
+
+
+def _check(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "check", "--model", "sine.pt2"]
+        + ["--partitioner", "vulkan", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=folder,
+    )
+
+
+def test_the_table_names_the_submodule_and_the_source_lines(saved: Path) -> None:
+    done = _check(saved)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert max(map(len, lines)) <= 100
+    where = lines[lines.index("  where in your code:") + 1 :][:4]
+    assert where == WHERE, done.stdout
+    assert not [line for line in lines if "sine_model.py:19" in line]
+
+
+def test_the_json_names_each_source_once_with_its_callers(saved: Path) -> None:
+    done = _check(saved, "--json")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    (trigger,) = json.loads(done.stdout)["diagnosis"]["trigger_submodules"]
+    sources = trigger["where"]["sources"]
+    assert [(s["module"], s["module_class"], s["line"]) for s in sources] == [
+        ("pos", "sine_model.Sine", 6),
+        ("pos", "sine_model.Sine", 7),
+    ]
+    assert sources[0]["file"] == str(saved / "sine_model.py")
+    assert sources[0]["code"] == "t = torch.arange(16, dtype=torch.float32)"
+    assert [c["line"] for c in sources[0]["callers"]] == [19]
+    assert trigger["where"]["note"] is None
+
+
+def test_frames_inside_torch_are_not_the_users(saved: Path) -> None:
+    from exportpass_fix.diagnosis.checking.constant_subgraph import where
+
+    program = torch.export.load(str(saved / "sine.pt2"))
+    (linear,) = [n for n in program.graph.nodes if n.name == "linear"]
+
+    (source,) = where([linear])["sources"]
+
+    assert (source["module"], source["line"]) == ("linear", 19)
+    assert source["code"] == "return self.linear(self.pos(x))"
+
+
+def test_without_metadata_it_says_so_instead_of_guessing(saved: Path) -> None:
+    from exportpass_fix.diagnosis.checking.constant_subgraph import where
+
+    program = torch.export.load(str(saved / "sine.pt2"))
+    ops = [n for n in program.graph.nodes if n.op == "call_function"]
+    for node in ops:
+        node.meta.pop("stack_trace", None)
+        node.meta.pop("nn_module_stack", None)
+
+    found = where(ops)
+
+    assert found["sources"] == []
+    assert found["note"].startswith("unknown: the program carries no stack_trace")
