@@ -23,7 +23,7 @@ import torch
 from ...shared.report import EXIT_REFUSED
 from .findings import failure, trigger_delegates, trigger_partitions
 from .model_spec import BadModel, load_model, Model
-from .outputs import max_abs_error, uuid_blind_digest
+from .steps import max_abs_error, uuid_blind_digest
 from .partitioners import construct, PARTITIONERS, Unavailable
 
 
