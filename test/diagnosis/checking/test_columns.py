@@ -95,9 +95,11 @@ def test_folding_the_constants_lowers_a_sine_table_unpatched(sine_report) -> Non
 
 def test_json_ok_means_ran_and_passed_and_names_its_schema(sine_report) -> None:
     assert sine_report["schema"] == 2
-    assert sine_report["exportpass_fix"] == metadata.version(
-        "executorch-exportpass-fix"
-    )
+    try:  # None where this tree runs without being installed
+        installed = metadata.version("executorch-exportpass-fix")
+    except metadata.PackageNotFoundError:
+        installed = None
+    assert sine_report["exportpass_fix"] == installed
     records = [r for c in sine_report["columns"].values() for r in c]
     assert {r["status"] for r in records} == {"ok", "failed", "not run"}
     for record in records:
