@@ -138,23 +138,6 @@ def run_one(run: int, spec: str, names: List[str], tolerance: Dict, fold: bool) 
         timed(run, "run", lambda: _compare(buffer, model, names))
 
 
-def warm_up(names: List[str]) -> int:
-    """Lower a tiny program through ``names`` once, on one thread, so the
-    columns share what a process's first lowering pays (about half of its
-    CPU time for a small model); the number of threads the columns get."""
-    from executorch.exir import to_edge_transform_and_lower
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        program = torch.export.export(torch.nn.Linear(4, 4), (torch.ones(1, 4),))
-        partitioners = [construct(name) for name in names]
-        to_edge_transform_and_lower(program, partitioner=partitioners).to_executorch()
-    except Exception:  # a column meets the same failure and reports it
-        pass
-    return threads
-
-
 def max_abs_error(buffer: bytes, model: Model) -> Tuple[float, bool]:
     from executorch.extension.pybindings.portable_lib import (
         _load_for_executorch_from_buffer,

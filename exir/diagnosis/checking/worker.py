@@ -12,12 +12,13 @@ its stderr to a file of its own; this process relays each line with the
 child's ``column`` added, then one ``{"column", "exit", "why"}`` line per
 child. A child that crashes, hangs (killed after ``timeout`` seconds) or
 changes a global (the backport) alters no other: a fork shares nothing
-written after it. Bad input: one line ``{"bad_input": ...}``, exit 2.
+written after it. Bad input is one line ``{"bad_input": ...}`` and exit
+status 2.
 
-Fork safety: a child of a process whose OpenMP threads have run hangs in
-its first parallel region. So this process runs tensor operations on one
-thread only (``steps.warm_up``), and the check of user-given models
-runs in a child of its own; each column's child gets the threads back.
+Fork safety: this process runs no tensor operation before it forks (the
+check of user-given models runs in a child of its own, before the import):
+a child of a process whose OpenMP pool has run would hang in its first
+parallel region.
 """
 
 import functools
@@ -35,7 +36,7 @@ import torch
 from ...shared.report import EXIT_REFUSED
 from .model_spec import BadModel, load_model
 from .partitioners import construct, Unavailable
-from .steps import emit, run_one, timed, warm_up
+from .steps import emit, run_one, timed
 
 COLUMNS = ("unpatched", "backport", "folded")
 # A column's time limit: a hang in one column ends it, not the others.
@@ -85,9 +86,8 @@ def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
             pass
 
 
-def _column(name: str, job: Dict, threads: int) -> None:
+def _column(name: str, job: Dict) -> None:
     """One column's records, in the child of its own."""
-    torch.set_num_threads(threads)
     from ...backport.replace_call import apply
     from ...shared.installed import installed_version
 
@@ -195,11 +195,10 @@ def main(job: Dict) -> None:
         except Unavailable as reason:
             emit(bad_input=f"partitioner {name!r} cannot be used here: {reason}")
             sys.exit(EXIT_REFUSED)
-    threads = warm_up(list(dict.fromkeys(job["runs"][0]["partitioners"])))
     children = {}
     for name in job.get("columns", COLUMNS):
         stderr_file = tempfile.TemporaryFile()
-        body = functools.partial(_column, name, job, threads)
+        body = functools.partial(_column, name, job)
         pid, read_end = _in_child(body, stderr_file.fileno())
         children[name] = (pid, read_end, stderr_file)
     timeout = job.get("timeout", TIMEOUT_SECONDS * (1 + len(job["runs"])))

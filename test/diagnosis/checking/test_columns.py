@@ -21,8 +21,9 @@ import torch
 
 class Sine(torch.nn.Module):
     def forward(self, x):
-        t = torch.arange(16, dtype=torch.float32)
-        return x + torch.sin(t / 10000.0)
+        t = torch.arange(128, dtype=torch.float32)
+        t = 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
+        return x + torch.sin(t)
 
 
 class M(torch.nn.Module):
@@ -73,7 +74,7 @@ def sine_report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     finally:
         sys.path.pop(0)
     path = where / "model.pt2"
-    torch.export.save(torch.export.export(M(), (torch.randn(4, 16),)), str(path))
+    torch.export.save(torch.export.export(M(), (torch.randn(4, 128),)), str(path))
     done = _check("--model", str(path), "--partitioner", "vulkan", cwd=where)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)
