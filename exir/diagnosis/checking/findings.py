@@ -16,6 +16,11 @@ if TYPE_CHECKING:  # check's parent process imports this module, not torch
 
 FAKE_MODE_MISMATCH = re.compile(r"fake mode .* doesn't match mode")
 BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
+# What the folded column adds to a user's script, before lowering.
+FOLD_LINE = (
+    "from executorch.exir.passes.constant_prop_pass import constant_prop_pass;"
+    " ep = constant_prop_pass(ep)"
+)
 HOW_TO_USE = (
     "call exportpass_fix.apply() before to_edge_transform_and_lower(...),"
     " or run your script with EXPORTPASS_FIX=1"

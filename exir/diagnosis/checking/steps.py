@@ -21,12 +21,6 @@ from .findings import failure, trigger_delegates, trigger_partitions
 from .model_spec import BadModel, load_model, Model
 from .partitioners import construct, PARTITIONERS
 
-# What the folded column adds to a user's script, before lowering.
-FOLD_LINE = (
-    "from executorch.exir.passes.constant_prop_pass import constant_prop_pass;"
-    " ep = constant_prop_pass(ep)"
-)
-
 
 def emit(**record: object) -> None:
     print(json.dumps(record), flush=True)
