@@ -68,6 +68,11 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
+    if args.from_record:  # a committed run, rendered; nothing measured
+        from .evidence.matrix import from_record, render
+
+        print(render(from_record(args.from_record), args.markdown))
+        return EXIT_OK
     from .checking.model_spec import BUILTIN_MODELS
     from .checking.partitioners import unknown
 
@@ -174,6 +179,12 @@ def add_commands(
     output = matrix.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true")
     output.add_argument("--markdown", action="store_true")
+    matrix.add_argument(
+        "--from",
+        dest="from_record",
+        metavar="RECORD",
+        help="render a record of a --json run (docs/records/matrix.json)",
+    )
     matrix.set_defaults(run=_matrix)
 
     releases = commands.add_parser("releases", description=COMMANDS["releases"])

@@ -1,10 +1,11 @@
 """``python -m exportpass_fix check``: is #22309 what blocks this export?
 
-Two workers (see ``columns``), unpatched and with the backport, lower the
-model through the partitioners at the same time. Without ``--model`` and
-``--partitioner`` it is the issue's own case: the issue's graph and reduced
-model through Vulkan. ``Checked.backport_ok`` is true when every step of the
-backport column is ok or could not run here (no runtime: "not run");
+Three columns (see ``columns``), unpatched, with the backport, and unpatched
+with the program's constants folded first, lower the model through the
+partitioners at the same time. Without ``--model`` and ``--partitioner`` it
+is the issue's own case: the issue's graph and reduced model through Vulkan.
+``Checked.backport_ok`` is true when no step of the backport column failed
+(a step that could not run here, with no runtime, is "not run");
 ``BadInput`` is refused before any worker starts where it can be. The text
 report is 100 columns wide unless ``--full``.
 """
@@ -13,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from .columns import Column, COLUMNS, run_columns, table, WIDTH
-from .findings import diagnosis_lines, verdict
+from .columns import Column, run_columns, table, WIDTH
+from .findings import diagnosis_lines, FOLD_LINE, HOW_TO_USE, verdict, what_failed
 from .model_spec import BadModel, is_pt2, refuse_unknown_builtin, refuse_unreadable_pt2
 from .partitioners import unknown, unusable_here
 
@@ -34,6 +35,20 @@ ISSUE_STEPS = {
     "lower": "Vulkan lowering",
     "to_executorch": ".pte",
 }
+# --json's layout: 2 added the folded column, "schema" and "exportpass_fix",
+# and made "ok" false for a step that did not run.
+SCHEMA = 2
+
+
+def tool_version() -> Optional[str]:
+    """This tool's version, as ``--version`` prints it; None if it runs
+    from a tree without distribution metadata."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("executorch-exportpass-fix")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 class BadInput(ValueError):
@@ -66,16 +81,36 @@ def first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict
     for record in column.records:
         if lowering_only and record["step"] == "issue repro":
             continue
-        if record.get("run") in (None, run) and not record["ok"]:
+        if record.get("run") in (None, run) and record["status"] == "failed":
             return {"failed": record["step"], **record}
     if column.returncode != 0 and "run" not in column.steps(run):
         return {"failed": "worker", "error": f"worker died: {column.stderr_tail}"}
     return {"failed": None}
 
 
+def route(column: Column, run: int = 0) -> Dict[str, object]:
+    """What a column that may get past the bug measured: whether it lowered
+    to a .pte, its size and how its outputs compare with eager."""
+    failed = first_failure(column, run, lowering_only=True)
+    steps = column.steps(run)
+    pte = steps.get("to_executorch", {})
+    compared = steps.get("run", {})
+    outputs = None
+    if compared:
+        seen = "vs eager" if compared["ran"] else "not compared"
+        outputs = f"outputs {seen}: {compared['detail']}"
+    return {
+        "lowers": pte.get("status") == "ok",
+        "error": None if failed["failed"] is None else what_failed(failed),
+        "pte_bytes": pte.get("pte_bytes"),
+        "outputs": outputs,
+        "line": HOW_TO_USE if column.name == "backport" else FOLD_LINE,
+    }
+
+
 def diagnose(columns: Dict[str, Column], run: int = 0) -> Dict[str, object]:
     unpatched = first_failure(columns["unpatched"], run, lowering_only=True)
-    backport = first_failure(columns["backport"], run, lowering_only=True)
+    routes = {c: route(columns[c], run) for c in ("backport", "folded") if c in columns}
     lowered = columns["backport"].steps(run).get("lower", {})
     failed_lowering = columns["unpatched"].steps(run).get("lower", {})
     return {
@@ -85,13 +120,14 @@ def diagnose(columns: Dict[str, Column], run: int = 0) -> Dict[str, object]:
         "trigger_submodules": lowered.get("triggers")
         or failed_lowering.get("triggers")
         or [],
-        "verdict": verdict(unpatched, backport),
+        "routes": routes,
+        "verdict": verdict(unpatched, routes["backport"], routes.get("folded", {})),
     }
 
 
 @dataclass
 class Checked:
-    """One check, both columns run: what it prints and its exit status."""
+    """One check, every column run: what it prints and its exit status."""
 
     columns: Dict[str, Column]
     model: str
@@ -108,11 +144,13 @@ class Checked:
         """What ``--json`` prints: every record whole, each with its status."""
         imported = self.columns["backport"].steps(None).get("import", {})
         return {
+            "schema": SCHEMA,
+            "exportpass_fix": tool_version(),
             "executorch": imported.get("executorch"),
             "torch": imported.get("torch"),
             "model": self.model,
             "partitioners": self.partitioners,
-            "columns": {c: self.columns[c].records for c in COLUMNS},
+            "columns": {c: column.records for c, column in self.columns.items()},
             "diagnosis": {k: v for k, v in self.diagnosis.items() if k != "verdict"},
             "verdict": self.diagnosis["verdict"],
             "backport_ok": self.backport_ok,
@@ -131,13 +169,16 @@ def check(
     tolerance: Dict[str, float],
     say: Callable[[str], None],
 ) -> Checked:
-    """Both columns of one check; ``BadInput`` for what cannot be checked,
+    """Every column of one check; ``BadInput`` for what cannot be checked,
     before any worker starts where it can be told."""
     issue_case = model is None and not partitioners
     model = model or DEFAULT_MODEL
     partitioners = partitioners or [DEFAULT_PARTITIONER]
     validate(model, partitioners)
-    say("running unpatched and with the backport at once (imports take ~10 s)")
+    say(
+        "running unpatched, with the backport and folded at once"
+        " (one import of ExecuTorch, ~10 s)"
+    )
     job = {
         "repro": issue_case,
         "runs": [{"model": model, "partitioners": partitioners}],

@@ -1,8 +1,9 @@
-"""The two columns, unpatched and with the backport, run at the same time.
+"""The columns, unpatched, with the backport and folded, run at the same time.
 
-Each column is a ``worker`` process; their JSON lines are read as they come
-(a thread per column), each shown as a progress line, and collected.
-``table`` shows them side by side, cut to a terminal's width.
+One ``worker`` process imports ExecuTorch once and forks a child per column
+(see ``worker``); its JSON lines, each naming its column, are read as they
+come, each shown as a progress line, and collected. ``table`` shows the
+columns side by side, cut to a terminal's width.
 """
 
 import json
@@ -10,16 +11,20 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 from ...shared.installed import environ_without_hook
 from ...shared.report import text_table
 
-COLUMNS = ("unpatched", "backport")
+COLUMNS = ("unpatched", "backport", "folded")
+TITLES = {
+    "unpatched": "unpatched",
+    "backport": "with backport",
+    "folded": "folded, unpatched",
+}
 WIDTH = 100  # a terminal's columns; check --full gives every cell whole
-# The same hash seed in both columns, so equal programs serialize to equal bytes.
+# The same hash seed in every column, so equal programs serialize to equal bytes.
 HASH_SEED = "0"
 
 
@@ -47,22 +52,41 @@ def _progress(column: str, record: Dict) -> str:
     return f"[{column}] {where}{record['step']}: {mark}, {record['detail']}"
 
 
-def _run(
-    column: Column,
+def _take(columns: Dict[str, Column], line: str, say: Callable[[str], None]) -> None:
+    record = json.loads(line)
+    targets = [columns[record.pop("column")]] if "column" in record else []
+    if "bad_input" in record:  # before any column started: every column's
+        for column in targets or list(columns.values()):
+            column.bad_input = record["bad_input"]
+    elif "exit" in record:
+        targets[0].returncode = record["exit"]
+        why = record["why"]
+        targets[0].stderr_tail = f"{why}: {record['stderr_tail']}"
+    else:
+        targets[0].records.append(record)
+        say(_progress(targets[0].name, record))
+
+
+def run_columns(
     job: Dict,
     say: Callable[[str], None],
-    python: str,
-    env_extra: Dict[str, str],
-) -> None:
+    python: str = sys.executable,
+    env_extra: Optional[Dict[str, str]] = None,
+    names: Sequence[str] = COLUMNS,
+) -> Dict[str, Column]:
+    """The columns ``names`` of ``job``, at once; ``say`` gets a line per
+    step. ``python`` (another environment's interpreter) and ``env_extra``
+    (its ``PYTHONPATH``) are for ``releases``."""
+    columns = {name: Column(name) for name in names}
     # The start-up hook would fix the "unpatched" column behind our back.
-    env = {**environ_without_hook(), **env_extra}
+    env = {**environ_without_hook(), **(env_extra or {})}
     env["PYTHONHASHSEED"] = HASH_SEED
-    command = [python, "-m", "exportpass_fix.diagnosis.checking.worker", column.name]
+    command = [python, "-m", "exportpass_fix.diagnosis.checking.worker"]
     # stderr goes to a file: torch and the partitioners log plenty there, and
     # a full stderr pipe would stall the worker while we read its stdout.
     with tempfile.TemporaryFile("w+") as stderr_file:
         process = subprocess.Popen(
-            command + [json.dumps(job)],
+            command + [json.dumps({**job, "columns": list(names)})],
             env=env,
             stdout=subprocess.PIPE,
             stderr=stderr_file,
@@ -71,47 +95,15 @@ def _run(
         )
         assert process.stdout is not None
         for line in process.stdout:
-            if not line.startswith("{"):
-                continue
-            record = json.loads(line)
-            if "bad_input" in record:
-                column.bad_input = record["bad_input"]
-                continue
-            column.records.append(record)
-            say(_progress(column.name, record))
-        column.returncode = process.wait()
+            if line.startswith("{"):
+                _take(columns, line, say)
+        returncode = process.wait()
         stderr_file.seek(0)
         lines = stderr_file.read().strip().splitlines()
-        column.stderr_tail = lines[-1] if lines else "no output"
-
-
-def run_columns(
-    job: Dict,
-    say: Callable[[str], None],
-    python: str = sys.executable,
-    env_extra: Optional[Dict[str, str]] = None,
-) -> Dict[str, Column]:
-    """Both columns of ``job`` at once; ``say`` gets a line per step.
-    ``python`` (another environment's interpreter) and ``env_extra`` (its
-    ``PYTHONPATH``) are for ``releases``."""
-    columns = {name: Column(name) for name in COLUMNS}
-    lock = threading.Lock()
-
-    def say_whole_line(line: str) -> None:
-        with lock:
-            say(line)
-
-    threads = [
-        threading.Thread(
-            target=_run,
-            args=(columns[name], job, say_whole_line, python, env_extra or {}),
-        )
-        for name in COLUMNS
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    for column in columns.values():  # a column the worker never started
+        if not column.records and not column.bad_input and returncode != 0:
+            column.returncode = returncode
+            column.stderr_tail = lines[-1] if lines else "no output"
     return columns
 
 
@@ -137,12 +129,15 @@ def table(
     body = []
     for step, title in rows.items():
         run = None if step in ("import", "issue repro") else 0
-        body.append([title, *(_cell(columns[c].steps(run).get(step)) for c in COLUMNS)])
-    header = ["step", "unpatched", "with backport"]
+        cells = [_cell(columns[c].steps(run).get(step)) for c in columns]
+        body.append([title, *cells])
+    header = ["step", *(TITLES[c] for c in columns)]
     if width is None:
         return text_table(header, body)
     step_width = max(len(row[0]) for row in [header, *body])
-    natural = [max(len(row[i]) for row in body) for i in (1, 2)]
+    natural = [max(len(row[i]) for row in body) for i in range(1, len(header))]
     return text_table(
-        header, body, [step_width, *_fit(natural, width - step_width - 6)]
+        header,
+        body,
+        [step_width, *_fit(natural, width - step_width - 3 * len(natural))],
     )

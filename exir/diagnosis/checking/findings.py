@@ -17,6 +17,11 @@ if TYPE_CHECKING:  # check's parent process imports this module, not torch
 
 FAKE_MODE_MISMATCH = re.compile(r"fake mode .* doesn't match mode")
 BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
+# What the folded column adds to a user's script, before lowering.
+FOLD_LINE = (
+    "from executorch.exir.passes.constant_prop_pass import constant_prop_pass;"
+    " ep = constant_prop_pass(ep)"
+)
 HOW_TO_USE = (
     "call exportpass_fix.apply() before to_edge_transform_and_lower(...),"
     " or run your script with EXPORTPASS_FIX=1"
@@ -125,20 +130,55 @@ def trigger_partitions(
     return found
 
 
-def verdict(unpatched: Dict, backport: Dict) -> str:
-    """One line from each column's first failing step (None if all ok)."""
+def what_failed(failed: Dict) -> str:
+    """A failed step in words: its innermost error, else its detail."""
+    return str(failed.get("error") or failed.get("detail") or failed["failed"])
+
+
+def _cost(route: Dict) -> str:
+    outputs = route.get("outputs")
+    return f".pte {route['pte_bytes']} bytes" + (f", {outputs}" if outputs else "")
+
+
+def _routes(backport: Dict, folded: Dict) -> str:
+    """Each way past a lowering that fails unpatched, as measured: a line
+    each, the line to add with it."""
+    said = ["blocked by #22309; each way past it, as measured on this program:"]
+    if backport.get("lowers"):
+        said.append(f"- the backport unblocks it ({_cost(backport)}): {HOW_TO_USE}")
+    else:
+        said.append(f"- the backport does not make it lower: {backport.get('error')}")
+    if folded.get("lowers"):
+        said.append(
+            "- folding its constants unblocks it, patching nothing"
+            f" ({_cost(folded)}): before to_edge_transform_and_lower, {folded['line']}"
+        )
+    elif folded:
+        said.append(
+            f"- folding its constants does not unblock it: {folded.get('error')}"
+        )
+    return "\n".join(said)
+
+
+def verdict(unpatched: Dict, backport: Dict, folded: Dict) -> str:
+    """One line from the unpatched column's first failing step (``failed``
+    None if all ok) and the routes of the other two (``lowers``, ``error``,
+    ``pte_bytes``, ``outputs``, ``line``; folded empty if not run)."""
     if unpatched.get("failed") is None:
         return "not affected by #22309 (lowers unpatched)"
-    if backport.get("failed") is None:
-        if unpatched.get("is_22309"):
-            return f"blocked by #22309 — the backport unblocks it ({HOW_TO_USE})"
+    if unpatched["failed"] == "run":
         return (
-            "lowers only with the backport, though the unpatched error is not"
-            f" #22309's: {unpatched.get('error')}"
+            "not affected by #22309 (lowers unpatched), but its outputs miss the"
+            f" tolerance: {what_failed(unpatched)}"
         )
     if unpatched.get("is_22309"):
-        return f"the backport does not make it lower: {backport.get('error')}"
-    return f"fails for another reason, not #22309: {unpatched.get('error')}"
+        return _routes(backport, folded)
+    if backport.get("lowers"):
+        return (
+            "lowers only with the backport, though the unpatched error is not"
+            f" #22309's: {what_failed(unpatched)}"
+        )
+    return f"fails for another reason, not #22309: {what_failed(unpatched)}"
 
 
 def where_lines(where: Optional[Dict]) -> List[str]:
@@ -175,7 +215,7 @@ def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
         lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
         lines.append(f"  ops: {', '.join(trigger['ops'])}")
         lines += where_lines(trigger.get("where"))
-    lines.append(f"verdict: {diagnosis['verdict']}")
+    lines += f"verdict: {diagnosis['verdict']}".splitlines()
     if width is None:
         return lines
     return [

@@ -1,133 +1,80 @@
-"""One column of ``check`` and ``matrix``: a process that lowers models.
+"""The columns of ``check`` and ``matrix``: one process that imports
+ExecuTorch once, then forks a child per column.
 
-``python -m exportpass_fix.diagnosis.checking.worker COLUMN JOB_JSON`` (COLUMN ``unpatched`` or
-``backport``) imports ExecuTorch once, applies the backport in the backport
-column, runs the issue's graph (``repro``) and the test partitioner's
-lowering (``constant_subgraph``) if the job asks, then for each run of the
-job: load or export the model, lower it
-with ``to_edge_transform_and_lower``, ``to_executorch``, and, where the
-pybindings run every delegate, execute the ``.pte`` and compare with eager
-(elsewhere that step is "not run": ``ran`` false, status ``not run``).
-Each step is one JSON line on stdout; bad input is one line
-``{"bad_input": ...}`` and exit status 2.
+``python -m exportpass_fix.diagnosis.checking.worker JOB_JSON``. The job's
+``columns`` (default ``COLUMNS``): ``unpatched``, ``backport`` (applies the
+backport in its child only) and ``folded`` (unpatched, the program's
+constants folded by ``constant_prop_pass`` before lowering). Each child runs
+the issue's graph (``repro``) and the test partitioner's lowering
+(``constant_subgraph``) if the job asks, then each of the job's runs
+(``steps.run_one``). Each child writes its lines to a pipe of its own and
+its stderr to a file of its own; this process relays each line with the
+child's ``column`` added, then one ``{"column", "exit", "why"}`` line per
+child. A child that crashes, hangs (killed after ``timeout`` seconds) or
+changes a global (the backport) alters no other: a fork shares nothing
+written after it. Bad input is one line ``{"bad_input": ...}`` and exit
+status 2.
+
+Fork safety: this process runs no tensor operation before it forks (the
+check of user-given models runs in a child of its own, before the import):
+a child of a process whose OpenMP pool has run would hang in its first
+parallel region.
 """
 
-import hashlib
+import functools
 import json
+import os
+import selectors
+import signal
 import sys
+import tempfile
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List
 
 import torch
 
 from ...shared.report import EXIT_REFUSED
-from .findings import failure, trigger_delegates, trigger_partitions
-from .model_spec import BadModel, load_model, Model
-from .outputs import max_abs_error, uuid_blind_digest
-from .partitioners import construct, PARTITIONERS, Unavailable
+from .model_spec import BadModel, load_model
+from .partitioners import construct, Unavailable
+from .steps import emit, run_one, timed
+
+COLUMNS = ("unpatched", "backport", "folded")
+# A column's time limit: a hang in one column ends it, not the others.
+TIMEOUT_SECONDS = 900  # plus as much per run of the job
+STARTED = time.perf_counter()
 
 
-def emit(**record: object) -> None:
-    print(json.dumps(record), flush=True)
-
-
-def _runtime_note(partitioners: List[str]) -> Optional[str]:
-    """None if the pybindings run every delegate, else why not."""
-    missing = [name for name in partitioners if not PARTITIONERS[name].runs_here]
-    if not missing:
-        return None
-    return f"no {', '.join(missing)} runtime in these pybindings"
-
-
-Outcome = Tuple[object, bool, str, Dict[str, object]]
-
-
-def _timed(
-    run: Optional[int], name: str, action: Callable[[], Outcome]
-) -> Optional[object]:
-    """Run one step, emit its line; the step's value, or None if it failed."""
-    started = time.perf_counter()
+def _in_child(body: Callable[[], None], stderr_fd: int) -> int:
+    """Fork; the child runs ``body`` with stdout to a pipe and stderr to
+    ``stderr_fd`` and never returns. The parent gets (pid, read end)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_end)
+        return pid, read_end  # type: ignore[return-value]
+    code = 1
     try:
-        value, ok, detail, data = action()
-    except BadModel as bad:
-        emit(bad_input=str(bad))
-        sys.exit(EXIT_REFUSED)
-    except Exception as error:  # the step's failure is what we report
-        data = {**failure(error), **getattr(error, "diagnosis", {})}
-        value, ok, detail = None, False, str(data["error"])
-    seconds = round(time.perf_counter() - started, 2)
-    status = "not run" if data.get("ran") is False else ("ok" if ok else "failed")
-    emit(
-        run=run, step=name, ok=ok, status=status, detail=detail, seconds=seconds, **data
-    )
-    return value if ok else None
+        os.close(read_end)
+        os.dup2(write_end, 1)
+        os.dup2(stderr_fd, 2)
+        body()
+        code = 0
+    except SystemExit as exit:
+        code = exit.code if isinstance(exit.code, int) else 1
+    except Exception:  # the column fails; its traceback is its stderr
+        import traceback
 
-
-def _lower(model: Model, names: List[str]) -> Outcome:
-    from executorch.exir import to_edge, to_edge_transform_and_lower
-
-    try:
-        edge = to_edge_transform_and_lower(
-            model.program, partitioner=[construct(n) for n in names]
-        )
-    except Exception as error:
-        try:  # which partitions would have had the trigger shape
-            program = to_edge(model.program).exported_program()
-            triggers = trigger_partitions(program, [construct(n) for n in names])
-        except Exception:  # the partitioner alone fails too: nothing to show
-            triggers = []
-        error.diagnosis = {"triggers": triggers}  # type: ignore[attr-defined]
-        raise
-    graph = edge.exported_program().graph
-    count = sum(1 for n in graph.nodes if "executorch_call_delegate" in str(n.target))
-    data = {"delegates": count, "triggers": trigger_delegates(edge.exported_program())}
-    return edge, True, f"{count} delegate(s)", data
-
-
-def _serialize(edge: object) -> Outcome:
-    buffer = edge.to_executorch().buffer  # type: ignore[attr-defined]
-    data = {
-        "pte_bytes": len(buffer),
-        "pte_sha256": hashlib.sha256(buffer).hexdigest(),
-        "pte_uuid_blind_digest": uuid_blind_digest(buffer),
-    }
-    return buffer, True, f"{len(buffer)} bytes", data
-
-
-def _run(buffer: bytes, model: Model, names: List[str]) -> Outcome:
-    note = _runtime_note(names)
-    if note is not None:
-        return None, True, note, {"ran": False}
-    error, close, rtol, atol = max_abs_error(buffer, model)
-    detail = f"max abs error {error:.2e} (rtol={rtol:g}, atol={atol:g})"
-    return None, close, detail, {"ran": True, "max_abs_error": error}
-
-
-def _constant_subgraph() -> Outcome:
-    from .constant_subgraph import lower_constant_subgraph
-
-    count = lower_constant_subgraph()
-    return None, count > 0, f"{count} delegate(s)", {"delegates": count}
-
-
-def run_one(run: int, spec: str, names: List[str], tolerance: Dict) -> None:
-    def load() -> Outcome:
-        model = load_model(spec, **tolerance)
-        return model, True, model.how, {}
-
-    model = _timed(run, "load", load)
-    if model is None:
-        return
-    edge = _timed(run, "lower", lambda: _lower(model, names))
-    if edge is None:
-        return
-    buffer = _timed(run, "to_executorch", lambda: _serialize(edge))
-    if buffer is not None:
-        _timed(run, "run", lambda: _run(buffer, model, names))
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
-    """Load each user-given model once before the long imports, so bad input
+    """Load each user-given model once, before the long imports, so bad input
     is refused in seconds; a model whose export fails is reported later."""
     for spec in dict.fromkeys(s for s in specs if not s.startswith("builtin:")):
         try:
@@ -139,29 +86,20 @@ def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
             pass
 
 
-def main(column: str, job: Dict) -> None:
-    started = time.perf_counter()
-    _refuse_bad_models([run["model"] for run in job["runs"]], job.get("tolerance", {}))
-    import executorch.exir  # noqa: F401 (the import the user's script pays)
-
+def _column(name: str, job: Dict) -> None:
+    """One column's records, in the child of its own."""
     from ...backport.replace_call import apply
     from ...shared.installed import installed_version
 
-    status = apply() if column == "backport" else "not applied"
-    for name in dict.fromkeys(n for run in job["runs"] for n in run["partitioners"]):
-        try:
-            construct(name)
-        except Unavailable as reason:
-            emit(bad_input=f"partitioner {name!r} cannot be used here: {reason}")
-            sys.exit(EXIT_REFUSED)
+    status = apply() if name == "backport" else "not applied"
     emit(
         run=None,
         step="import",
         ok=True,
         status="ok",
-        seconds=round(time.perf_counter() - started, 2),
+        seconds=round(time.perf_counter() - STARTED, 2),
         detail=f"{installed_version()}, backport {status}"
-        f" ({time.perf_counter() - started:.0f} s)",
+        f" ({time.perf_counter() - STARTED:.0f} s)",
         executorch=installed_version(),
         torch=torch.__version__,
     )
@@ -179,10 +117,93 @@ def main(column: str, job: Dict) -> None:
             seconds=round(time.perf_counter() - begun, 2),
         )
     if job.get("constant_subgraph"):
-        _timed(None, "constant subgraph", _constant_subgraph)
+        from .constant_subgraph import lower_constant_subgraph
+
+        def lowered() -> tuple:
+            count = lower_constant_subgraph()
+            return None, count > 0, f"{count} delegate(s)", {"delegates": count}
+
+        timed(None, "constant subgraph", lowered)
     for index, run in enumerate(job["runs"]):
-        run_one(index, run["model"], run["partitioners"], job.get("tolerance", {}))
+        tolerance = job.get("tolerance", {})
+        fold = name == "folded"
+        run_one(index, run["model"], run["partitioners"], tolerance, fold)
+
+
+def _why(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.WEXITSTATUS(status)}"
+
+
+def _relay(children: Dict[str, tuple], timeout: float) -> None:
+    """Each child's lines with its column, until every pipe ends or time is
+    up; then each child's end (a child still running is killed)."""
+    selector = selectors.DefaultSelector()
+    for name, (_, read_end, _) in children.items():
+        selector.register(read_end, selectors.EVENT_READ, [name, b""])
+    deadline = time.monotonic() + timeout
+    while selector.get_map() and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=max(0.0, deadline - time.monotonic())):
+            chunk = os.read(key.fd, 1 << 16)
+            if not chunk:
+                selector.unregister(key.fd)
+                os.close(key.fd)
+            *lines, key.data[1] = (key.data[1] + chunk).split(b"\n")
+            for line in lines:
+                if line.startswith(b"{"):
+                    record = {"column": key.data[0], **json.loads(line)}
+                    print(json.dumps(record), flush=True)
+    timed_out = {key.data[0] for key in selector.get_map().values()}
+    for name, (pid, _, stderr_file) in children.items():
+        if name in timed_out:
+            os.kill(pid, signal.SIGKILL)
+        why = f"timed out after {timeout:.0f} s" if name in timed_out else ""
+        status = os.waitpid(pid, 0)[1]
+        stderr_file.seek(0)
+        lines = stderr_file.read().decode("utf-8", "replace").strip().splitlines()
+        exit_status = os.waitstatus_to_exitcode(status)
+        print(
+            json.dumps(
+                {
+                    "column": name,
+                    "exit": exit_status,
+                    "why": why or _why(status),
+                    "stderr_tail": lines[-1] if lines else "no output",
+                }
+            ),
+            flush=True,
+        )
+
+
+def main(job: Dict) -> None:
+    specs = [run["model"] for run in job["runs"]]
+    with tempfile.TemporaryFile() as refusal_stderr:
+        pid, read_end = _in_child(
+            lambda: _refuse_bad_models(specs, job.get("tolerance", {})),
+            refusal_stderr.fileno(),
+        )
+        with os.fdopen(read_end) as lines:
+            sys.stdout.write(lines.read())
+        if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == EXIT_REFUSED:
+            sys.exit(EXIT_REFUSED)
+    import executorch.exir  # noqa: F401 (the import the user's script pays)
+
+    for name in dict.fromkeys(n for run in job["runs"] for n in run["partitioners"]):
+        try:
+            construct(name)
+        except Unavailable as reason:
+            emit(bad_input=f"partitioner {name!r} cannot be used here: {reason}")
+            sys.exit(EXIT_REFUSED)
+    children = {}
+    for name in job.get("columns", COLUMNS):
+        stderr_file = tempfile.TemporaryFile()
+        body = functools.partial(_column, name, job)
+        pid, read_end = _in_child(body, stderr_file.fileno())
+        children[name] = (pid, read_end, stderr_file)
+    timeout = job.get("timeout", TIMEOUT_SECONDS * (1 + len(job["runs"])))
+    _relay(children, timeout)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], json.loads(sys.argv[2]))
+    main(json.loads(sys.argv[1]))

@@ -1,11 +1,18 @@
 """``python -m exportpass_fix matrix``: every model x every usable
-partitioner, unpatched vs backport, through the workers ``check`` uses.
+partitioner, unpatched vs backport, through the workers ``check`` uses,
+and a third column: unpatched with the constants folded before lowering.
 
 Each pair gets an outcome: ``unblocked`` (failed with #22309's signature,
 lowers with the backport), ``unchanged`` (lowers either way: same delegate
 count, same ``.pte`` bytes, outputs that match eager where a runtime
 exists), ``fails both`` (not #22309: the same backend limit either way) or
-``changed`` (anything else the fix changed, which must not happen).
+``changed`` (anything else the fix changed, which must not happen). The
+folded column gets its own outcome (``FOLDING``): where #22309 blocks,
+whether folding ``unblocks`` it or ``does not unblock``; elsewhere whether
+the folded program ``lowers`` or ``fails``.
+
+``--from RECORD`` renders a committed record of a ``matrix --json`` run
+(``docs/records/matrix.json``) without running anything.
 """
 
 import json
@@ -18,6 +25,13 @@ from ..checking.columns import Column, run_columns
 from ..models.catalog import MODELS
 
 OUTCOMES = ("unblocked", "unchanged", "fails both", "changed")
+FOLDING = ("unblocks", "does not unblock", "lowers", "fails")
+
+
+def folding(unpatched: Dict, folded: Dict) -> str:
+    if unpatched["is_22309"]:
+        return "unblocks" if folded["lowered"] else "does not unblock"
+    return "lowers" if folded["lowered"] else "fails"
 
 
 def _column_view(column: Column, run: int) -> Dict[str, object]:
@@ -71,6 +85,7 @@ def build_matrix(models: List[str], partitioners: List[str], say) -> Dict[str, o
     for index, (model, partitioner) in enumerate(pairs):
         unpatched = _column_view(columns["unpatched"], index)
         backport = _column_view(columns["backport"], index)
+        folded = _column_view(columns["folded"], index)
         rows.append(
             {
                 "model": model,
@@ -78,6 +93,8 @@ def build_matrix(models: List[str], partitioners: List[str], say) -> Dict[str, o
                 "trigger_model": MODELS[model][1],
                 "unpatched": unpatched,
                 "backport": backport,
+                "folded": folded,
+                "folding": folding(unpatched, folded),
                 "compared": compared_digest(partitioner),
                 "outcome": outcome(unpatched, backport, compared_digest(partitioner)),
             }
@@ -95,6 +112,9 @@ def build_matrix(models: List[str], partitioners: List[str], say) -> Dict[str, o
         ),
         "fails_both": counts["fails both"],
         "changed": counts["changed"],
+        "folding": {
+            key: sum(1 for r in rows if r["folding"] == key) for key in FOLDING
+        },
     }
     return {
         "executorch": imported.get("executorch"),
@@ -124,7 +144,9 @@ def summary_line(matrix: Dict) -> str:
         f" byte for byte, {s['unchanged_uuid_blind']} compared blind to the"
         " fresh UUIDs CoreML writes);"
         f" {s['fails_both']} fail either way for"
-        f" reasons of their own; {s['changed']} changed otherwise by the fix"
+        f" reasons of their own; {s['changed']} changed otherwise by the fix."
+        " Folding the constants first, unpatched:"
+        + "; ".join(f" {key} {n}" for key, n in s["folding"].items())
     )
 
 
@@ -134,6 +156,7 @@ def render(matrix: Dict, markdown: bool) -> str:
         "partitioner",
         "unpatched",
         "with backport",
+        "folded, unpatched",
         "#22309",
         "trigger delegates",
         "outcome",
@@ -144,6 +167,7 @@ def render(matrix: Dict, markdown: bool) -> str:
             r["partitioner"],
             _lowered_cell(r["unpatched"]),
             _lowered_cell(r["backport"]),
+            f"{r['folding']}: {_lowered_cell(r['folded'])}",
             "yes" if r["unpatched"]["is_22309"] else "no",
             str(r["backport"]["trigger_delegates"]),
             r["outcome"],
@@ -154,7 +178,7 @@ def render(matrix: Dict, markdown: bool) -> str:
     if not markdown:
         return f"{versions}\n{text_table(header, rows)}\n\n{summary_line(matrix)}"
     lines = [
-        f"Measured on {versions} by `python -m exportpass_fix matrix --markdown`.",
+        f"Measured on {versions}.",
         "",
     ]
     lines.append("| " + " | ".join(header) + " |")
@@ -163,6 +187,12 @@ def render(matrix: Dict, markdown: bool) -> str:
         "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows
     ]
     return "\n".join(lines + ["", summary_line(matrix) + "."])
+
+
+def from_record(path: str) -> Dict:
+    """The matrix a committed record of ``matrix --json`` holds."""
+    with open(path) as record:
+        return json.loads(json.load(record)["stdout"])
 
 
 def as_json(matrix: Dict) -> str:

@@ -24,7 +24,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from ...shared.fix_source import PACKAGE_DIR
 from ...shared.release_table import RUNS
-from ..checking.columns import COLUMNS, run_columns
+from ..checking.columns import run_columns
+
+COLUMNS = ("unpatched", "backport")  # the release table's two
 
 # Each release with a torch its wheel admits: torch 2.13.0, the CPU build
 # this project tests on, wherever the wheel's requirement allows it; for
@@ -95,7 +97,7 @@ def _column(records: List[Dict], runs: List[Dict]) -> Dict[str, Dict]:
     for record in records:
         if record.get("run") is None:
             steps[record["step"]] = record
-        elif record["step"] == "lower" or not record["ok"]:
+        elif record["step"] == "lower" or record["status"] == "failed":
             run = runs[record["run"]]
             name = f"{run['partitioners'][0]} {run['model'].split(':', 1)[1]}"
             steps.setdefault(name, record)
@@ -124,6 +126,7 @@ def _measure(
         say,
         python=str(venv / "bin" / "python"),
         env_extra={"PYTHONPATH": str(work / "pythonpath")},
+        names=COLUMNS,
     )
     fields: Dict[str, object] = {"torch_installed": found["torch"], "outcome": "ran"}
     for name in COLUMNS:

@@ -1,0 +1,178 @@
+"""``check``'s three columns: the folded one, their independence, --json.
+
+Real lowering: a model with a sine table in a submodule, saved to ``.pt2``
+as a user saves theirs, through Vulkan (``check`` forks one child per column
+from one import of ExecuTorch).
+"""
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import torch
+from exportpass_fix.diagnosis.checking.findings import verdict
+
+SINE_IN_A_SUBMODULE = """\
+import torch
+
+
+class Sine(torch.nn.Module):
+    def forward(self, x):
+        t = torch.arange(128, dtype=torch.float32)
+        t = 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
+        return x + torch.sin(t)
+
+
+class M(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = Sine()
+
+    def forward(self, x):
+        return self.pos(x)
+"""
+# A model that kills its process (SIGABRT) where the backport is applied.
+CRASHES_WITH_THE_BACKPORT = """\
+import os
+import sys
+
+from exportpass_fix.diagnosis.models.catalog import build
+
+
+def detr():
+    return build("detr-sine")
+
+
+def detr_crashing_with_the_backport():
+    replace_call = sys.modules.get("exportpass_fix.backport.replace_call")
+    if "executorch.exir" in sys.modules and replace_call.is_fixed():
+        os.abort()
+    return build("detr-sine")
+"""
+
+
+def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "check", *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture(scope="module")
+def sine_report(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    where = tmp_path_factory.mktemp("sine")
+    (where / "model.py").write_text(SINE_IN_A_SUBMODULE)
+    sys.path.insert(0, str(where))
+    try:
+        from model import M  # type: ignore[import-not-found]
+    finally:
+        sys.path.pop(0)
+    path = where / "model.pt2"
+    torch.export.save(torch.export.export(M(), (torch.randn(4, 128),)), str(path))
+    done = _check("--model", str(path), "--partitioner", "vulkan", cwd=where)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_folding_the_constants_lowers_a_sine_table_unpatched(sine_report) -> None:
+    folded = {r["step"]: r for r in sine_report["columns"]["folded"]}
+    assert folded["import"]["detail"].startswith(sine_report["executorch"])
+    assert "backport not applied" in folded["import"]["detail"]
+    assert folded["lower"]["status"] == "ok" and folded["lower"]["delegates"] >= 1
+    assert folded["to_executorch"]["pte_bytes"] > 0
+    routes = sine_report["diagnosis"]["routes"]
+    assert routes["folded"]["lowers"] and routes["backport"]["lowers"]
+    assert routes["folded"]["pte_bytes"] == folded["to_executorch"]["pte_bytes"]
+    assert sine_report["diagnosis"]["is_22309"]
+    assert "folding its constants unblocks it" in sine_report["verdict"]
+    assert "constant_prop_pass(ep)" in sine_report["verdict"]
+
+
+def test_json_ok_means_ran_and_passed_and_names_its_schema(sine_report) -> None:
+    assert sine_report["schema"] == 2
+    try:  # None where this tree runs without being installed
+        installed = metadata.version("executorch-exportpass-fix")
+    except metadata.PackageNotFoundError:
+        installed = None
+    assert sine_report["exportpass_fix"] == installed
+    records = [r for c in sine_report["columns"].values() for r in c]
+    assert {r["status"] for r in records} == {"ok", "failed", "not run"}
+    for record in records:
+        assert record["ok"] is (record["status"] == "ok"), record
+    not_run = [r for r in records if r["status"] == "not run"]
+    assert not_run and not any(r["ok"] for r in not_run)
+
+
+def _comparable(records: list) -> list:
+    """A column's results, without times and how the model was named."""
+    keep = ("step", "status", "delegates", "pte_sha256", "is_22309", "error")
+    return [
+        {k: r.get(k) for k in keep}
+        for r in records
+        if r["step"] not in ("import", "load")
+    ]
+
+
+def test_a_crash_in_one_column_leaves_the_others_as_they_are_alone(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "user_models.py").write_text(CRASHES_WITH_THE_BACKPORT)
+
+    alone = _check(
+        "--model", "user_models:detr", "--partitioner", "vulkan", cwd=tmp_path
+    )
+    crashed = _check(
+        "--model",
+        "user_models:detr_crashing_with_the_backport",
+        "--partitioner",
+        "vulkan",
+        cwd=tmp_path,
+    )
+
+    assert alone.returncode == 0, alone.stderr[-3000:]
+    assert crashed.returncode == 1, crashed.stderr[-3000:]
+    alone_report, crashed_report = json.loads(alone.stdout), json.loads(crashed.stdout)
+    for column in ("unpatched", "folded"):
+        expected = _comparable(alone_report["columns"][column])
+        assert _comparable(crashed_report["columns"][column]) == expected, column
+    assert "lower" in {r["step"] for r in alone_report["columns"]["folded"]}
+    backport = crashed_report["diagnosis"]["routes"]["backport"]
+    assert not backport["lowers"] and "SIGABRT" in backport["error"]
+    assert "the backport does not make it lower" in crashed_report["verdict"]
+    assert "folding its constants unblocks it" in crashed_report["verdict"]
+
+
+def test_a_comparison_that_only_misses_the_tolerance_says_so() -> None:
+    missed = {
+        "failed": "run",
+        "error": None,
+        "detail": "max abs error 2.20e-06 (rtol=0, atol=0)",
+    }
+
+    said = verdict(missed, {"lowers": True}, {"lowers": True})
+
+    assert "another reason" not in said and "None" not in said
+    assert said.startswith("not affected by #22309")
+    assert "miss the tolerance: max abs error 2.20e-06 (rtol=0, atol=0)" in said
+
+
+def test_a_verdict_never_reads_none() -> None:
+    no_error = {"failed": "load", "error": None, "is_22309": False}
+    blocked = {"failed": "lower", "error": "AssertionError: x", "is_22309": True}
+    failed = {"lowers": False, "error": "RuntimeError: y"}
+
+    for said in (
+        verdict(no_error, failed, failed),
+        verdict(blocked, failed, failed),
+        verdict(blocked, failed, {}),
+    ):
+        assert "None" not in said, said
+    assert "folding its constants does not unblock it: RuntimeError: y" in verdict(
+        blocked, failed, failed
+    )
