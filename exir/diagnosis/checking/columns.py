@@ -3,7 +3,8 @@
 One ``worker`` process imports ExecuTorch once and forks a child per column
 (see ``worker``); its JSON lines, each naming its column, are read as they
 come, each shown as a progress line, and collected. ``table`` shows the
-columns side by side, cut to a terminal's width.
+columns side by side, cut to a terminal's width; ``diagnosis_lines`` the
+diagnosis under it, with ``where_lines`` naming the user's code.
 """
 
 import json
@@ -11,7 +12,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 from ...shared.installed import environ_without_hook
@@ -141,3 +144,47 @@ def table(
         body,
         [step_width, *_fit(natural, width - step_width - 3 * len(natural))],
     )
+
+
+def where_lines(where: Optional[Dict]) -> List[str]:
+    """The user's code behind a trigger: per source, its module and place
+    (a path under the current directory shown relative), then its line."""
+    if where is None:
+        return []
+    lines = [f"  where in your code: {where['note'] or ''}".rstrip()]
+    for source in where["sources"]:
+        module = source.get("module", "(no module)")
+        lines.append(f"    {module} ({source.get('module_class', '?')})")
+        if "file" in source:
+            path = Path(source["file"])
+            if path.is_relative_to(Path.cwd()):
+                path = path.relative_to(Path.cwd())
+            lines[-1] += f" {path}:{source['line']}:"
+            lines.append(f"      {source['code']}")
+    if where["unlocated"] and where["sources"]:
+        lines.append(f"    no metadata: {', '.join(where['unlocated'])}")
+    return lines
+
+
+def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
+    """The diagnosis in lines, wrapped to ``width`` (None: not wrapped)."""
+    lines = [
+        f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
+    ]
+    if diagnosis["blamed_pass"]:
+        lines.append(
+            f"the pass manager blames: {diagnosis['blamed_pass']} (misleading)"
+        )
+    for trigger in diagnosis["trigger_submodules"]:
+        lines.append(f"trigger-shaped delegate {trigger['name']}:")
+        lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
+        lines.append(f"  ops: {', '.join(trigger['ops'])}")
+        lines += where_lines(trigger.get("where"))
+    lines += f"verdict: {diagnosis['verdict']}".splitlines()
+    if width is None:
+        return lines
+    return [
+        wrapped
+        for line in lines
+        for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")
+    ]

@@ -4,12 +4,11 @@
 fake-mode assertion of #22309 is in it, and the pass the pass manager's
 outer message blames. ``trigger_delegates`` and ``trigger_partitions`` find
 the delegated subgraphs with the trigger shape: at least one placeholder,
-each a lifted constant or a value that carries its constant. ``verdict`` turns two columns into one line.
+each a lifted constant or a value that carries its constant. ``verdict``
+turns the three columns into the verdict: the routes that were measured.
 """
 
 import re
-import textwrap
-from pathlib import Path
 from typing import Dict, List, Optional, TYPE_CHECKING
 
 if TYPE_CHECKING:  # check's parent process imports this module, not torch
@@ -179,47 +178,3 @@ def verdict(unpatched: Dict, backport: Dict, folded: Dict) -> str:
             f" #22309's: {what_failed(unpatched)}"
         )
     return f"fails for another reason, not #22309: {what_failed(unpatched)}"
-
-
-def where_lines(where: Optional[Dict]) -> List[str]:
-    """The user's code behind a trigger: per source, its module and place
-    (a path under the current directory shown relative), then its line."""
-    if where is None:
-        return []
-    lines = [f"  where in your code: {where['note'] or ''}".rstrip()]
-    for source in where["sources"]:
-        module = source.get("module", "(no module)")
-        lines.append(f"    {module} ({source.get('module_class', '?')})")
-        if "file" in source:
-            path = Path(source["file"])
-            if path.is_relative_to(Path.cwd()):
-                path = path.relative_to(Path.cwd())
-            lines[-1] += f" {path}:{source['line']}:"
-            lines.append(f"      {source['code']}")
-    if where["unlocated"] and where["sources"]:
-        lines.append(f"    no metadata: {', '.join(where['unlocated'])}")
-    return lines
-
-
-def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
-    """The diagnosis in lines, wrapped to ``width`` (None: not wrapped)."""
-    lines = [
-        f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
-    ]
-    if diagnosis["blamed_pass"]:
-        lines.append(
-            f"the pass manager blames: {diagnosis['blamed_pass']} (misleading)"
-        )
-    for trigger in diagnosis["trigger_submodules"]:
-        lines.append(f"trigger-shaped delegate {trigger['name']}:")
-        lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
-        lines.append(f"  ops: {', '.join(trigger['ops'])}")
-        lines += where_lines(trigger.get("where"))
-    lines += f"verdict: {diagnosis['verdict']}".splitlines()
-    if width is None:
-        return lines
-    return [
-        wrapped
-        for line in lines
-        for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")
-    ]
