@@ -139,7 +139,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         self.assertEqual(len(self._modes_after(graph_module)), 1)
 
     def test_placeholder_overrides_receive_the_constants_values(self) -> None:
-        # placeholder() overrides receive the constants' real values.
+        # After a retrace, placeholder() overrides still get the real constants.
         args: list[Argument] = []
 
         class Recorder(ExportPass):
@@ -158,7 +158,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             torch.testing.assert_close(arg, torch.tensor(value))
 
     def test_partitioned_constant_subgraph_lowers(self) -> None:
-        # #22309's model lowers, its constants delegated, and matches eager.
+        # #22309's model lowers with one delegate, and its program matches eager.
         x = torch.randn(4, 128)
         edge = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,)), partitioner=[_ConstantsPartitioner()]

@@ -38,8 +38,8 @@ BREAKS = (
 )
 WHO = (
     "On 1.5.1, Vulkan and WebGPU delegate such subgraphs for stand-in models"
-    " computing a sine position embedding or a RoPE cache in `forward`, not"
-    " for every such table."
+    " computing a sine position embedding or a RoPE cache in `forward`,"
+    " though not every table computed there is delegated this way."
 )
 CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"

@@ -56,9 +56,10 @@ class Measured:
         pin = env.get("pytest_pin")
         pinned = f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
         return (
-            f"{where}, with Python {env['python']}, torch {env['torch']}, the"
-            f" compiled parts of ExecuTorch {env['executorch']} and pytest"
-            f" {env['pytest']} ({pinned})"
+            f"{where}, its `{PASS_BASE}` and `{TEST_PASS_INFRA}` in place of"
+            f" those of an installed ExecuTorch {env['executorch']}, with Python"
+            f" {env['python']}, torch {env['torch']} and pytest {env['pytest']}"
+            f" ({pinned})"
         )
 
     def counts(self, whose: str) -> str:
