@@ -45,7 +45,8 @@ def refuse(command: str, reason: object) -> int:
 
 def unknown_name(kind: str, name: str, known: Sequence[str]) -> str:
     """Why ``name`` is refused: the closest known names first, then all."""
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    same_but_case = [k for k in known if k.lower() == name.lower()]
+    close = same_but_case or difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
     return f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}"
 

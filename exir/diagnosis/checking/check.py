@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from .columns import Column, diagnosis_lines, run_columns, table, WIDTH
-from .findings import FOLD_LINE, HOW_TO_USE, verdict, what_failed
+from .findings import FOLD_LINE, HOW_TO_USE, outputs_in_words, verdict, what_failed
 from .model_spec import BadModel, is_pt2, refuse_unknown_builtin, refuse_unreadable_pt2
 from .partitioners import unknown, unusable_here
 
@@ -95,15 +95,12 @@ def route(column: Column, run: int = 0) -> Dict[str, object]:
     steps = column.steps(run)
     pte = steps.get("to_executorch", {})
     compared = steps.get("run", {})
-    outputs = None
-    if compared:
-        seen = "vs eager" if compared["ran"] else "not compared"
-        outputs = f"outputs {seen}: {compared['detail']}"
     return {
         "lowers": pte.get("status") == "ok",
+        "runs": compared.get("status") != "failed",
         "error": None if failed["failed"] is None else what_failed(failed),
         "pte_bytes": pte.get("pte_bytes"),
-        "outputs": outputs,
+        "outputs": outputs_in_words(compared),
         "line": HOW_TO_USE if column.name == "backport" else FOLD_LINE,
     }
 

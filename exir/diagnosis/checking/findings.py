@@ -134,6 +134,19 @@ def what_failed(failed: Dict) -> str:
     return str(failed.get("error") or failed.get("detail") or failed["failed"])
 
 
+def outputs_in_words(run: Dict) -> Optional[str]:
+    """What a column's run step found: outputs against eager, or why none."""
+    if not run:
+        return None
+    if run["status"] == "not run":
+        return f"outputs not compared: {run['detail']}"
+    if run["status"] == "ok":
+        return f"outputs match eager: {run['detail']}"
+    if run.get("max_abs_error") is not None:
+        return f"outputs miss the tolerance: {run['detail']}"
+    return f"its .pte fails when run: {run['detail']}"
+
+
 def _cost(route: Dict) -> str:
     outputs = route.get("outputs")
     return f".pte {route['pte_bytes']} bytes" + (f", {outputs}" if outputs else "")
@@ -143,11 +156,15 @@ def _routes(backport: Dict, folded: Dict) -> str:
     """Each way past a lowering that fails unpatched, as measured: a line
     each, the line to add with it."""
     said = ["blocked by #22309; each way past it, as measured on this program:"]
-    if backport.get("lowers"):
+    if backport.get("lowers") and not backport.get("runs", True):
+        said.append(f"- the backport lets it lower, but {_cost(backport)}")
+    elif backport.get("lowers"):
         said.append(f"- the backport unblocks it ({_cost(backport)}): {HOW_TO_USE}")
     else:
         said.append(f"- the backport does not make it lower: {backport.get('error')}")
-    if folded.get("lowers"):
+    if folded.get("lowers") and not folded.get("runs", True):
+        said.append(f"- folding its constants lets it lower, but {_cost(folded)}")
+    elif folded.get("lowers"):
         said.append(
             "- folding its constants unblocks it, patching nothing"
             f" ({_cost(folded)}): before to_edge_transform_and_lower, {folded['line']}"
@@ -166,10 +183,9 @@ def verdict(unpatched: Dict, backport: Dict, folded: Dict) -> str:
     if unpatched.get("failed") is None:
         return "not affected by #22309 (lowers unpatched)"
     if unpatched["failed"] == "run":
-        return (
-            "not affected by #22309 (lowers unpatched), but its outputs miss the"
-            f" tolerance: {what_failed(unpatched)}"
-        )
+        return "not affected by #22309 (lowers unpatched), but its " + (
+            outputs_in_words(unpatched) or ""
+        ).replace("its .pte", ".pte", 1)
     if unpatched.get("is_22309"):
         return _routes(backport, folded)
     if backport.get("lowers"):

@@ -185,10 +185,7 @@ def unknown(names: List[str]) -> Optional[str]:
     check of partitioner names, for ``check`` and ``matrix``."""
     for name in names:
         if name not in PARTITIONERS:
-            said = unknown_name("partitioner", name, list(PARTITIONERS))
-            if name.lower() in PARTITIONERS:  # difflib's hint is case-sensitive
-                said = said.replace(";", f" (did you mean {name.lower()!r}?);", 1)
-            return said
+            return unknown_name("partitioner", name, list(PARTITIONERS))
     return None
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from exportpass_fix.diagnosis.checking.findings import verdict
+from exportpass_fix.diagnosis.checking.findings import outputs_in_words, verdict
 
 SINE_IN_A_SUBMODULE = """\
 import torch
@@ -151,7 +151,9 @@ def test_a_crash_in_one_column_leaves_the_others_as_they_are_alone(
 def test_a_comparison_that_only_misses_the_tolerance_says_so() -> None:
     missed = {
         "failed": "run",
+        "status": "failed",
         "error": None,
+        "max_abs_error": 2.2e-06,
         "detail": "max abs error 2.20e-06 (rtol=0, atol=0)",
     }
 
@@ -160,6 +162,31 @@ def test_a_comparison_that_only_misses_the_tolerance_says_so() -> None:
     assert "another reason" not in said and "None" not in said
     assert said.startswith("not affected by #22309")
     assert "miss the tolerance: max abs error 2.20e-06 (rtol=0, atol=0)" in said
+
+
+def test_a_pte_that_fails_when_run_is_said_so_not_offered_as_a_way_past() -> None:
+    # As the worker records a run step that raised: no comparison was made.
+    raised = {"status": "failed", "detail": "RuntimeError: 0x10", "ran": None}
+    blocked = {"failed": "lower", "error": "AssertionError: x", "is_22309": True}
+    lowers = {"lowers": True, "runs": True, "pte_bytes": 10, "outputs": None}
+    broken = {
+        "lowers": True,
+        "runs": False,
+        "pte_bytes": 12,
+        "outputs": outputs_in_words(raised),
+    }
+
+    said = verdict(blocked, lowers, broken)
+
+    assert (
+        "- folding its constants lets it lower, but .pte 12 bytes, its .pte fails"
+        in said
+    )
+    assert "unblocks it, patching nothing" not in said
+    unpatched = verdict({"failed": "run", **raised}, lowers, lowers)
+    assert unpatched.startswith("not affected by #22309 (lowers unpatched), but its")
+    assert "fails when run: RuntimeError: 0x10" in unpatched
+    assert "tolerance" not in unpatched
 
 
 def test_a_verdict_never_reads_none() -> None:
