@@ -175,6 +175,8 @@ def render(matrix: Dict, markdown: bool) -> str:
         for r in matrix["pairs"]
     ]
     versions = f"ExecuTorch {matrix['executorch']}, torch {matrix['torch']}"
+    if "recorded" in matrix:  # a record's run: which command, on which day
+        versions += " on {date} by `{command}`".format(**matrix["recorded"])
     if not markdown:
         return f"{versions}\n{text_table(header, rows)}\n\n{summary_line(matrix)}"
     lines = [
@@ -191,8 +193,11 @@ def render(matrix: Dict, markdown: bool) -> str:
 
 def from_record(path: str) -> Dict:
     """The matrix a committed record of ``matrix --json`` holds."""
-    with open(path) as record:
-        return json.loads(json.load(record)["stdout"])
+    with open(path) as file:
+        record = json.load(file)
+    matrix = json.loads(record["stdout"])
+    matrix["recorded"] = {key: record[key] for key in ("command", "date")}
+    return matrix
 
 
 def as_json(matrix: Dict) -> str:
