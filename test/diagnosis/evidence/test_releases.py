@@ -22,7 +22,7 @@ def test_a_release_runs_only_the_partitioners_it_ships(tmp_path: Path) -> None:
 def _records(lowering_ok: bool) -> list:
     mismatch = {"ok": False, "detail": "AssertionError: fake mode", "is_22309": True}
     lowered = {"ok": True, "detail": "2 delegate(s)"}
-    return [
+    records = [
         {"run": None, "step": "import", "ok": True, "detail": "1.5.1"},
         {"run": None, "step": "issue repro", "ok": lowering_ok, "detail": "x"},
         {
@@ -36,6 +36,8 @@ def _records(lowering_ok: bool) -> list:
         {"run": 2, "step": "load", "ok": True, "detail": "exported"},
         {"run": 2, "step": "lower", **lowered},
     ]
+    # Every step record carries its status, as the worker emits it.
+    return [{**r, "status": "ok" if r["ok"] else "failed"} for r in records]
 
 
 def test_a_columns_records_become_the_tables_row(tmp_path: Path) -> None:
