@@ -7,7 +7,7 @@ input), with one line saying why and nothing written or changed.
 
 import argparse
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NoReturn, Optional, Tuple
 
 from .shared.report import prog
 
@@ -30,6 +30,14 @@ def _version() -> str:
         return "%(prog)s (not installed: no distribution metadata)"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line and exit status 2, as every
+    other refusal (its subcommands' parsers are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: refused: {message}\n")
+
+
 def _listing(jobs: List[Tuple[str, str, Dict[str, str]]]) -> str:
     """The commands by job, a line each, with the job's docs page."""
     width = max(len(name) for _, _, commands in jobs for name in commands) + 2
@@ -50,7 +58,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         BACKPORT,
         (upstream_cli.TITLE, upstream_cli.DOCS, upstream_cli.COMMANDS),
     ]
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=prog(),
         description=_listing(jobs),
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -6,13 +6,11 @@ hold, 2 refused)."""
 import argparse
 import json
 import math
-import os
-import sys
-from typing import Optional
 
 from ..shared.report import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
+    print_result,
     refuse,
     text_table,
     timed_progress,
@@ -29,26 +27,17 @@ COMMANDS = {
 }
 
 
-def _print(command: str, text: str) -> Optional[int]:
-    """The result on stdout; where stdout cannot be written (a full disk,
-    ``> /dev/full``, a closed pipe), one line on stderr and exit status 2."""
+def _tolerance(text: str) -> float:
     try:
-        print(text, flush=True)
-    except OSError as error:
-        # Point stdout at devnull so the exit's own flush raises nothing more.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        reason = error.strerror or type(error).__name__
-        return refuse(command, f"cannot write the result to stdout: {reason}")
-    return None
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, not {text}")
+    return value
 
 
 def _check(args: argparse.Namespace) -> int:
-    for name in ("atol", "rtol"):
-        value = getattr(args, name)
-        if not math.isfinite(value) or value < 0:
-            return refuse(
-                "check", f"--{name} must be a finite number >= 0, not {value}"
-            )
     from .checking.check import BadInput, check
     from .checking.columns import WIDTH
 
@@ -61,7 +50,7 @@ def _check(args: argparse.Namespace) -> int:
     say("done")
     width = None if args.full else WIDTH
     text = json.dumps(checked.as_json()) if args.json else checked.as_text(width)
-    unwritable = _print("check", text)
+    unwritable = print_result("check", text)
     if unwritable is not None:
         return unwritable
     return EXIT_OK if checked.backport_ok else EXIT_CHECK_FAILED
@@ -71,7 +60,11 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.from_record:  # a committed run, rendered; nothing measured
         from .evidence.matrix import from_record, render
 
-        print(render(from_record(args.from_record), args.markdown))
+        try:
+            matrix = from_record(args.from_record)
+        except ValueError as bad:
+            return refuse("matrix", bad)
+        print(render(matrix, args.markdown))
         return EXIT_OK
     from .checking.model_spec import BUILTIN_MODELS
     from .checking.partitioners import unknown
@@ -83,7 +76,7 @@ def _matrix(args: argparse.Namespace) -> int:
             unknown(args.partitioner)
             or unknown_name("model", models[0], BUILTIN_MODELS),
         )
-    from .evidence.matrix import as_json, build_matrix, render, usable_partitioners
+    from .evidence.matrix import build_matrix, render, usable_partitioners
 
     partitioners = usable_partitioners(args.partitioner)
     say = timed_progress()
@@ -91,7 +84,7 @@ def _matrix(args: argparse.Namespace) -> int:
     bad = matrix.get("bad_input", [])
     if bad:
         return refuse("matrix", bad[0])
-    print(as_json(matrix) if args.json else render(matrix, args.markdown))
+    print(json.dumps(matrix, indent=1) if args.json else render(matrix, args.markdown))
     return EXIT_OK if matrix["summary"]["changed"] == 0 else EXIT_CHECK_FAILED
 
 
@@ -164,8 +157,8 @@ def add_commands(
         help="repeatable, passed together in this order (default: vulkan);"
         " see `partitioners`",
     )
-    check.add_argument("--atol", type=float, default=1e-5, help="default 1e-5")
-    check.add_argument("--rtol", type=float, default=1e-5, help="default 1e-5")
+    check.add_argument("--atol", type=_tolerance, default=1e-5, help="default 1e-5")
+    check.add_argument("--rtol", type=_tolerance, default=1e-5, help="default 1e-5")
     output = check.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="one JSON object on stdout")
     output.add_argument(

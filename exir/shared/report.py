@@ -2,6 +2,7 @@
 it was invoked, and the one-line refusal that goes with exit status 2."""
 
 import difflib
+import os
 import sys
 import textwrap
 import time
@@ -41,6 +42,19 @@ def refuse(command: str, reason: object) -> int:
     """One line on stderr, named as argparse names its own errors."""
     print(f"{prog()} {command}: refused: {reason}", file=sys.stderr)
     return EXIT_REFUSED
+
+
+def print_result(command: str, text: str) -> Optional[int]:
+    """The result on stdout; where stdout cannot be written (a full disk,
+    ``> /dev/full``, a closed pipe), one line on stderr and exit status 2."""
+    try:
+        print(text, flush=True)
+    except OSError as error:
+        # Point stdout at devnull so the exit's own flush raises nothing more.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reason = error.strerror or type(error).__name__
+        return refuse(command, f"cannot write the result to stdout: {reason}")
+    return None
 
 
 def unknown_name(kind: str, name: str, known: Sequence[str]) -> str:

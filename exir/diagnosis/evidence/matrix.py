@@ -192,16 +192,16 @@ def render(matrix: Dict, markdown: bool) -> str:
 
 
 def from_record(path: str) -> Dict:
-    """The matrix a committed record of ``matrix --json`` holds."""
-    with open(path) as file:
-        record = json.load(file)
-    matrix = json.loads(record["stdout"])
-    matrix["recorded"] = {key: record[key] for key in ("command", "date")}
-    return matrix
-
-
-def as_json(matrix: Dict) -> str:
-    return json.dumps(matrix, indent=1)
+    """The matrix a committed record of ``matrix --json`` holds; ValueError
+    saying why for a path that holds none."""
+    try:
+        with open(path) as file:
+            record = json.load(file)
+        matrix = json.loads(record["stdout"])
+        matrix["recorded"] = {key: record[key] for key in ("command", "date")}
+        return {"pairs": matrix["pairs"], "summary": matrix["summary"], **matrix}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a record of matrix --json ({error})") from None
 
 
 def usable_partitioners(requested: Optional[List[str]]) -> List[str]:

@@ -75,7 +75,14 @@ def test_every_partitioner_that_cannot_be_built_is_known_so_without_a_backend() 
 
 
 @pytest.mark.parametrize(
-    "args", [["--atol", "-1"], ["--rtol", "nan"], ["--atol", "inf"], ["--rtol=-1e-9"]]
+    "args",
+    [
+        ["--atol", "-1"],
+        ["--rtol", "nan"],
+        ["--atol", "inf"],
+        ["--rtol=-1e-9"],
+        ["--atol", "abc"],
+    ],
 )
 def test_a_bad_tolerance_is_refused_before_any_work(
     args: List[str], tmp_path: Path
