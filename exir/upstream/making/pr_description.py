@@ -17,6 +17,7 @@ from typing import Dict, Optional, Sequence
 
 from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from ...shared.release_table import bitten_count
+from .trees import pin_in_words
 
 SUBJECT = "Reuse the graph's fake mode when every ExportPass input is a constant"
 TESTS_ONLY_SUBJECT = "Add regression tests for #22309"
@@ -69,8 +70,7 @@ def _counts(run: Dict[str, object]) -> str:
 
 
 def _setup(env: Dict[str, str]) -> str:
-    pin = env.get("pytest_pin")
-    pinned = f"requirements-dev.txt pins `pytest{pin}`" if pin else "no pin"
+    pinned = pin_in_words(env.get("pytest_pin", ""))
     return (
         f"Python {env['python']}, torch {env['torch']} and ExecuTorch"
         f" {env['executorch']}'s compiled parts, pytest {env['pytest']}"

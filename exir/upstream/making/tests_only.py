@@ -33,7 +33,7 @@ from .evidence import (
 from .mail_patch import write_patch
 from .patch import check_writable, PatchRefused, planned_test_changes, read_tree_file
 from .pr_description import fill, tests_only_message, TESTS_ONLY_SUBJECT
-from .trees import environment, pytest_misfit, pytest_pin, PYTEST_PIN_FILE
+from .trees import environment, pin_in_words, pytest_misfit, pytest_pin, PYTEST_PIN_FILE
 
 COMMENT = "comment.md"
 COMMENT_TEMPLATE = Path(__file__).resolve().parent / "tests_only_comment.md"
@@ -53,8 +53,7 @@ class Measured:
     def setup(self) -> str:
         env = self.environment
         where = f"At {self.commit[:12]}" if self.commit else "On this tree"
-        pin = env.get("pytest_pin")
-        pinned = f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
+        pinned = pin_in_words(env.get("pytest_pin", ""))
         return (
             f"{where}, its `{PASS_BASE}` and `{TEST_PASS_INFRA}` in place of"
             f" those of an installed ExecuTorch {env['executorch']}, with Python"

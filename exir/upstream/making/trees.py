@@ -186,6 +186,11 @@ def pytest_pin(requirements: str) -> str:
     return ""
 
 
+def pin_in_words(pin: str) -> str:
+    """A tree's pytest pin as a body says it."""
+    return f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
+
+
 def pytest_misfit(pin: str, where: str) -> str:
     """Why the pytest here does not satisfy ``where``'s ``pin``, or ''."""
     from packaging.specifiers import SpecifierSet
