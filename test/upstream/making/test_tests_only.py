@@ -95,7 +95,9 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     # unfixed one, in one run: the counts are the file's, not the class's.
     counts = _file_counts(branch_of_22310, tmp_path / "counted")
     flat = " ".join(message.split())
-    assert f"At {head[:12]}, with Python" in flat and counts in flat
+    # What ran: the commit's two files over the installed ExecuTorch.
+    ran = f"At {head[:12]}, its `{PASS_BASE}` and `{TEST_PASS_INFRA}` in place of"
+    assert ran in flat and counts in flat
     assert "(no pin)" in flat  # this tree has no requirements-dev.txt
     # The comment for #22310: short, with the run's counts, commit and
     # ExecuTorch version, and the offer with its trailer.
@@ -108,7 +110,7 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
         f"At {head[:12]}",
         f"ExecuTorch {installed_version()}",
         patch.name,
-        f"Co-authored-by: {AUTHOR}",
+        f"please add `Co-authored-by: {AUTHOR}`",
     ):
         assert needle in flat, needle
     # Sentences a maintainer stopped at.
