@@ -17,11 +17,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also run the long suites (differential, mutants, matrix), which"
         " pyproject.toml's -m deselects by default",
     )
+    parser.addoption(
+        "--line",
+        action="store_true",
+        help="only the fast tests whose outcome depends on the installed"
+        " ExecuTorch release: the fast suites without those marked once",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--long") and config.getoption("--line"):
+        raise pytest.UsageError("--long and --line: choose one")
     if config.getoption("--long"):
         config.option.markexpr = ""
+    if config.getoption("--line"):
+        chosen = config.option.markexpr
+        config.option.markexpr = f"({chosen}) and not once" if chosen else "not once"
 
 
 @pytest.fixture(scope="session")

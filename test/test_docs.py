@@ -11,7 +11,11 @@ import sys
 from pathlib import Path
 
 import docs_check
+
+import pytest
 import record_output
+
+pytestmark = pytest.mark.once  # the same on every release line
 
 MAX_README_BYTES = 15 * 1024
 

@@ -19,6 +19,8 @@ from exportpass_fix.upstream.making.mail_patch import patch_digest
 from exportpass_fix.upstream.making.patch import planned_changes
 from trees import executorch_dir, wheel_texts, with_earlier_fix
 
+pytestmark = pytest.mark.once  # the same on every release line
+
 
 def _copy_tree(root: Path, texts: Dict[str, str]) -> Path:
     for relative, text in texts.items():

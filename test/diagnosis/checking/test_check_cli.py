@@ -82,6 +82,7 @@ def test_default_check_is_the_issue_case(tmp_path: Path) -> None:
     assert UNBLOCKS in done.stdout
 
 
+@pytest.mark.once
 def test_a_step_that_did_not_run_is_never_ok(tmp_path: Path) -> None:
     done = _check(
         "--model", "builtin:issue-reduced", "--partitioner", "vulkan", cwd=tmp_path
@@ -157,8 +158,15 @@ def test_saved_detr_on_xnnpack_is_not_affected_and_matches_eager(
     # --full: a row a line, every cell whole.
     assert not [line for line in done.stdout.splitlines() if line.startswith(" ")]
     rows = _rows(done.stdout)
-    for cell in rows["run vs eager"]:
-        assert cell.startswith("ok: max abs error"), cell
+    unpatched, backport, folded = rows["run vs eager"]
+    assert unpatched.startswith("ok: max abs error"), unpatched
+    assert backport.startswith("ok: max abs error"), backport
+    # Measured: on 1.0.0 the folded program's .pte fails when run, with or
+    # without XNNPACK (docs/check.md); check must say so, not call it ok.
+    if installed_version() == "1.0.0":
+        assert folded.startswith("FAIL: RuntimeError: Failed to execute"), folded
+    else:
+        assert folded.startswith("ok: max abs error"), folded
     assert rows["to_executorch"][0] == rows["to_executorch"][1]
     assert len(rows["run vs eager"]) == 3
     assert "verdict: not affected by #22309 (lowers unpatched)" in done.stdout
@@ -184,6 +192,7 @@ def test_module_spec_on_webgpu_is_blocked_and_unblocked(tmp_path: Path) -> None:
     assert "constant placeholders: _lifted_tensor_constant" in done.stdout
 
 
+@pytest.mark.once
 def test_a_model_that_fails_to_export_is_reported_not_refused(
     tmp_path: Path,
 ) -> None:
@@ -259,6 +268,7 @@ BAD_CASES = [
 ]
 
 
+@pytest.mark.once
 @pytest.mark.parametrize("case", BAD_CASES)
 def test_bad_input_exits_2_with_one_line_and_writes_nothing(
     case: str, tmp_path: Path

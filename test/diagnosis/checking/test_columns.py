@@ -119,6 +119,7 @@ def _comparable(records: list) -> list:
     ]
 
 
+@pytest.mark.once
 def test_a_crash_in_one_column_leaves_the_others_as_they_are_alone(
     tmp_path: Path,
 ) -> None:

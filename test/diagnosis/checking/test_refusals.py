@@ -146,6 +146,7 @@ def test_each_kind_of_file_is_named_for_what_it_is(kind: str, tmp_path: Path) ->
     assert "torch.save" not in refusal.split(";")[0]
 
 
+@pytest.mark.once
 def test_an_unwritable_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(

@@ -68,6 +68,7 @@ def _check(folder: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.once
 def test_the_table_names_the_submodule_and_the_source_lines(saved: Path) -> None:
     done = _check(saved)
 

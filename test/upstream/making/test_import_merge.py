@@ -14,6 +14,8 @@ from exportpass_fix.upstream.making.import_merge import (
 )
 from trees import wheel_texts
 
+pytestmark = pytest.mark.once  # the same on every release line
+
 HEADER = "# pyre-strict\n\n"
 BODY = "\n\nclass A:\n    pass\n"
 

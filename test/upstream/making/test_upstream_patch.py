@@ -272,6 +272,7 @@ def _lint(paths: list, cwd: Path) -> None:
     assert lint(cwd, paths, REPO / ".flake8") == {}
 
 
+@pytest.mark.once
 def test_patched_files_pass_upstream_linters(tmp_path: Path, patched: dict) -> None:
     # usort reads upstream's setting from the tree's pyproject.toml.
     (tmp_path / "pyproject.toml").write_text(
@@ -319,6 +320,7 @@ def test_mypy_check_catches_an_unnarrowed_optional(
     assert any("graph_module" in error for error in new), new
 
 
+@pytest.mark.once
 def test_this_project_passes_the_same_linters() -> None:
     _lint(["exir", "test", "setup.py"], REPO)
 
