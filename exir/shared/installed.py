@@ -9,7 +9,7 @@ start children that must run unpatched whatever the caller's shell sets.
 import importlib.util
 import os
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 ENV_VAR = "EXPORTPASS_FIX"
 
@@ -26,6 +26,17 @@ def installed_executorch_dir() -> Optional[Path]:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0])
+
+
+def installed_extras() -> List[str]:
+    """The extras the installed ExecuTorch declares (1.0.0 declares none)."""
+    import importlib.metadata
+
+    try:
+        declared = importlib.metadata.metadata("executorch").get_all("Provides-Extra")
+    except importlib.metadata.PackageNotFoundError:
+        declared = None
+    return declared or []
 
 
 def installed_version() -> str:

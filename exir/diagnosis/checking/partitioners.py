@@ -22,14 +22,13 @@ class Entry:
     make: Callable[[type], object] = field(default=lambda cls: cls())
     needs: Optional[str] = None  # what a CPU-only Linux machine lacks for it
     runs_here: bool = False  # the pybindings here run its delegates
-    # The executorch extra that installs the Python packages it imports.
-    extra: Optional[str] = None
+    extra: Optional[str] = None  # the executorch extra with its packages
     # Packages it imports ((names, any one will do), pip name); a file under
-    # backends/ that only a source build makes. Both found without importing.
+    # backends/ only a source build makes. Both found without importing.
     requires: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
     generated: Optional[str] = None
-    # Why its .pte differs between identical runs: the fresh UUIDs it writes.
-    # Its programs are compared by a UUID-blind digest (outputs.py), not bytes.
+    # Why its .pte differs between identical runs (the fresh UUIDs it
+    # writes): compared by a UUID-blind digest (steps.py), not bytes.
     uuids: Optional[str] = None
 
 
@@ -131,11 +130,11 @@ class Unavailable(Exception):
 
 def _reason(entry: Entry, missing: str, pip: Optional[str] = None) -> str:
     """Why ``entry`` cannot be used: its module not shipped, or a package."""
-    from ...shared.installed import installed_version
+    from ...shared.installed import installed_extras, installed_version
 
     if missing.startswith(BACKENDS):
         return f"not in this ExecuTorch ({installed_version()})"
-    if entry.extra is not None:
+    if entry.extra is not None and entry.extra in installed_extras():
         pip = f'"executorch[{entry.extra}]=={installed_version()}"'
     return f"needs the Python package {missing}" + (f": pip install {pip}" * bool(pip))
 

@@ -18,6 +18,7 @@ from exportpass_fix.diagnosis.checking.partitioners import (
     unusable_here,
     why_not,
 )
+from exportpass_fix.shared.installed import installed_extras
 
 SCRIPT = Path(sys.executable).with_name("exportpass-fix")
 # The partitioners that were refused only after the workers imported
@@ -72,6 +73,16 @@ def test_every_partitioner_that_cannot_be_built_is_known_so_without_a_backend() 
     ]
 
     assert late == []
+
+
+def test_a_hint_names_an_executorch_extra_only_where_the_release_declares_it() -> None:
+    # 1.0.0 declares no extras: there the hint names the package itself.
+    for name, entry in PARTITIONERS.items():
+        reason = unusable_here(name)
+        if entry.extra is None or reason is None or "pip install" not in reason:
+            continue
+        named = f'"executorch[{entry.extra}]==' in reason
+        assert named is (entry.extra in installed_extras()), reason
 
 
 @pytest.mark.parametrize(
