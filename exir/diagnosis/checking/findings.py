@@ -11,10 +11,18 @@ turns the three columns into the verdict: the routes that were measured.
 import re
 from typing import Dict, List, Optional, TYPE_CHECKING
 
+from ...shared.installed import installed_version
+
 if TYPE_CHECKING:  # check's parent process imports this module, not torch
     import torch
 
 FAKE_MODE_MISMATCH = re.compile(r"fake mode .* doesn't match mode")
+# Measured (docs/check.md): on 1.0.0 a folded DETR-style program reached a
+# .pte that failed when run, where the other columns ran and matched eager.
+FOLDED_ON_10X = (
+    "  on 1.0.x a folded .pte has failed when run (docs/check.md):"
+    " run it on the device before trusting it"
+)
 BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
 # What the folded column adds to a user's script, before lowering.
 FOLD_LINE = (
@@ -169,6 +177,9 @@ def _routes(backport: Dict, folded: Dict) -> str:
             "- folding its constants unblocks it, patching nothing"
             f" ({_cost(folded)}): before to_edge_transform_and_lower, {folded['line']}"
         )
+        unseen = str(folded.get("outputs", "")).startswith("outputs not compared")
+        if unseen and installed_version().startswith("1.0."):
+            said.append(FOLDED_ON_10X)
     elif folded:
         said.append(
             f"- folding its constants does not unblock it: {folded.get('error')}"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from exportpass_fix.diagnosis.checking import findings
 from exportpass_fix.diagnosis.checking.findings import outputs_in_words, verdict
 
 SINE_IN_A_SUBMODULE = """\
@@ -204,3 +205,20 @@ def test_a_verdict_never_reads_none() -> None:
     assert "folding its constants does not unblock it: RuntimeError: y" in verdict(
         blocked, failed, failed
     )
+
+
+@pytest.mark.parametrize("release", ["1.0.0", "1.0.1", "1.5.1"])
+def test_an_unrun_folded_pte_on_1_0_x_is_not_offered_without_a_warning(
+    release: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On 1.0.0 a folded .pte has failed when run (test_check_cli's XNNPACK test).
+    monkeypatch.setattr(findings, "installed_version", lambda: release)
+    blocked = {"failed": "lower", "error": "AssertionError: x", "is_22309": True}
+    unrun = {"lowers": True, "runs": True, "pte_bytes": 10, "line": "fold"}
+    unrun["outputs"] = "outputs not compared: no vulkan runtime in these pybindings"
+    compared = {**unrun, "outputs": "outputs match eager: max abs error 0"}
+
+    warned = "a folded .pte has failed when run" in verdict(blocked, unrun, unrun)
+
+    assert warned is release.startswith("1.0.")
+    assert "failed when run" not in verdict(blocked, compared, compared)
