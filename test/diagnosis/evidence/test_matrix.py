@@ -24,7 +24,7 @@ from exportpass_fix.shared.installed import installed_version
 
 pytestmark = pytest.mark.matrix
 
-# What CI builds from the wheel alone (webgpu and native are 1.5.x only).
+# What the 1.5.1 wheel builds alone (webgpu and native are 1.5.x only).
 CI_PARTITIONERS = ["vulkan", "webgpu", "xnnpack", "native", "coreml"]
 TRIGGER_MODELS = [name for name, (_, trigger) in MODELS.items() if trigger]
 CONTROLS = [name for name, (_, trigger) in MODELS.items() if not trigger]
