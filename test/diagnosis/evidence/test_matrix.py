@@ -4,8 +4,8 @@ One ``matrix --json`` run (one worker, a child per column) over the
 project's models and ``CI_PARTITIONERS``, those of the eight usable with the
 1.5.1 wheel alone that differ in what they delegate: vulkan, webgpu,
 xnnpack, native and coreml (xnnpack-fp, xnnpack-quantized and
-xnnpack-dynamic are run by no test, and docs/records/matrix.json records
-vulkan and webgpu on the trigger models only). The fix
+xnnpack-dynamic are run by no test; docs/records/matrix.json records all
+eight). The fix
 must unblock every pair that fails with #22309's signature and change
 nothing else: the same delegates and the same ``.pte`` bytes where lowering
 already worked. The folded column runs on every pair.
