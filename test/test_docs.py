@@ -15,7 +15,7 @@ import docs_check
 import pytest
 import record_output
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 MAX_README_BYTES = 15 * 1024
 

@@ -20,7 +20,7 @@ from conftest import REPO
 from exportpass_fix.backport import replace_call
 from packaging.requirements import Requirement
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 PUBLIC = ["apply", "revert", "applied", "is_fixed", "BackportRefused"]
 # The upstream job's commands, then the diagnosis's.

@@ -11,7 +11,7 @@ from exportpass_fix.shared import release_table
 from exportpass_fix.upstream.cherry_pick import request
 from exportpass_fix.upstream.making.pr_description import commit_message
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 
 def test_every_release_from_1_0_0_has_a_row_and_says_why_it_did_not_run() -> None:

@@ -19,7 +19,7 @@ from exportpass_fix.upstream.making.mail_patch import patch_digest
 from exportpass_fix.upstream.making.patch import planned_changes
 from trees import executorch_dir, wheel_texts, with_earlier_fix
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 
 def _copy_tree(root: Path, texts: Dict[str, str]) -> Path:

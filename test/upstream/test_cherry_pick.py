@@ -12,7 +12,7 @@ import pytest
 from exportpass_fix.shared import release_table
 from exportpass_fix.upstream.cherry_pick import request, TO_FILL
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 BOT = re.compile(
     r"@pytorchbot cherry-pick --onto release/1\.5 -c critical --fixes #22309"

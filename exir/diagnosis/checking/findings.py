@@ -23,6 +23,7 @@ FOLDED_ON_10X = (
     "  on 1.0.x a folded .pte has failed when run (docs/check.md):"
     " run it on the device before trusting it"
 )
+NOT_COMPARED = "outputs not compared"
 BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
 # What the folded column adds to a user's script, before lowering.
 FOLD_LINE = (
@@ -147,7 +148,7 @@ def outputs_in_words(run: Dict) -> Optional[str]:
     if not run:
         return None
     if run["status"] == "not run":
-        return f"outputs not compared: {run['detail']}"
+        return f"{NOT_COMPARED}: {run['detail']}"
     if run["status"] == "ok":
         return f"outputs match eager: {run['detail']}"
     if run.get("max_abs_error") is not None:
@@ -177,7 +178,7 @@ def _routes(backport: Dict, folded: Dict) -> str:
             "- folding its constants unblocks it, patching nothing"
             f" ({_cost(folded)}): before to_edge_transform_and_lower, {folded['line']}"
         )
-        unseen = str(folded.get("outputs", "")).startswith("outputs not compared")
+        unseen = str(folded.get("outputs", "")).startswith(NOT_COMPARED)
         if unseen and installed_version().startswith("1.0."):
             said.append(FOLDED_ON_10X)
     elif folded:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from exportpass_fix.upstream.judging.mutants_report import markdown, read_record
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 REPO = Path(__file__).resolve().parents[3]
 RECORD = "docs/records/mutants.json"

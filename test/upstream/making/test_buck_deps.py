@@ -20,7 +20,7 @@ from exportpass_fix.upstream.making.buck_deps import dep_sort_key
 from exportpass_fix.upstream.making.import_merge import imported_modules
 from trees import wheel_texts
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 AUTHOR = "A Person <a.person@example.org>"
 OLD_DEPS = [

@@ -14,7 +14,7 @@ from exportpass_fix.upstream.making.import_merge import (
 )
 from trees import wheel_texts
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 HEADER = "# pyre-strict\n\n"
 BODY = "\n\nclass A:\n    pass\n"

@@ -24,7 +24,7 @@ from exportpass_fix.upstream.making.pr_description import (
 from patch_facts import AUTHOR, NEW_TESTS, NOT_UPSTREAM
 from trees import linked_tree, run_pytest, wheel_texts
 
-pytestmark = pytest.mark.once  # the same on every release line
+pytestmark = pytest.mark.once
 
 BY_NAME = {variant.name: variant for variant in VARIANTS}
 SHAPE_OF_22310 = BY_NAME["fallback scan of placeholders"]
