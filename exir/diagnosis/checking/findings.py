@@ -2,8 +2,8 @@
 
 ``failure`` reads an exception chain: the innermost error, whether the
 fake-mode assertion of #22309 is in it, and the pass the pass manager's
-outer message blames. ``trigger_delegates`` and ``trigger_partitions`` find
-the delegated subgraphs with the trigger shape: at least one placeholder,
+outer message blames. ``trigger_delegates`` (of a lowered program) and
+``partition_triggers`` (of a partitioner's result) find the delegated subgraphs with the trigger shape: at least one placeholder,
 each a lifted constant or a value that carries its constant. ``verdict``
 turns the three columns into the verdict: the routes that were measured.
 """
@@ -108,33 +108,31 @@ def trigger_delegates(program: "torch.export.ExportedProgram") -> List[Dict]:
     return found
 
 
-def trigger_partitions(
-    program: "torch.export.ExportedProgram", partitioners: List[object]
-) -> List[Dict]:
-    """Without a lowered program: the partitions that would be trigger-shaped,
-    each partitioner's tags, by the inputs that feed their nodes."""
+def partition_triggers(result: object) -> List[Dict]:
+    """A partitioner's result, as it tagged the program it was given: the
+    partitions that are trigger-shaped, by the inputs that feed their nodes.
+    Read when the partitioner returns, before lowering moves the nodes."""
+    program = result.tagged_exported_program  # type: ignore[attr-defined]
     user_inputs = set(program.graph_signature.user_inputs)
+    nodes = list(program.graph.nodes)
     found = []
-    for partitioner in partitioners:
-        result = partitioner.partition(program)  # type: ignore[attr-defined]
-        nodes = list(result.tagged_exported_program.graph.nodes)
-        for tag in result.partition_tags:
-            members = [n for n in nodes if n.meta.get("delegation_tag") == tag]
-            feeding = {a for n in members for a in n.all_input_nodes} - set(members)
-            inputs = feeding | {n for n in members if n.op == "placeholder"}
-            names = sorted(a.name for a in inputs)
-            if names and all(_constant_like(a, user_inputs) for a in inputs):
-                from .constant_subgraph import where
+    for tag in result.partition_tags:  # type: ignore[attr-defined]
+        members = [n for n in nodes if n.meta.get("delegation_tag") == tag]
+        feeding = {a for n in members for a in n.all_input_nodes} - set(members)
+        inputs = feeding | {n for n in members if n.op == "placeholder"}
+        names = sorted(a.name for a in inputs)
+        if names and all(_constant_like(a, user_inputs) for a in inputs):
+            from .constant_subgraph import where
 
-                ops = [n for n in members if n.op == "call_function"]
-                found.append(
-                    {
-                        "name": tag,
-                        "placeholders": names,
-                        "ops": [n.name for n in ops],
-                        "where": where(ops),
-                    }
-                )
+            ops = [n for n in members if n.op == "call_function"]
+            found.append(
+                {
+                    "name": tag,
+                    "placeholders": names,
+                    "ops": [n.name for n in ops],
+                    "where": where(ops),
+                }
+            )
     return found
 
 

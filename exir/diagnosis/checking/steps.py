@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import torch
 
 from ...shared.report import EXIT_REFUSED
-from .findings import failure, trigger_delegates, trigger_partitions
+from .findings import failure, partition_triggers, trigger_delegates
 from .model_spec import BadModel, load_model, Model
 from .partitioners import construct, PARTITIONERS
 
@@ -71,22 +71,36 @@ def _fold(program: "torch.export.ExportedProgram") -> Tuple[object, str]:
     return constant_prop_pass(program), "folded, "
 
 
+def _recording_triggers(partitioner: object, found: Dict[int, List]) -> object:
+    """``partitioner``, this instance only, noting the trigger-shaped
+    partitions of each program it tags, so that a lowering that fails later
+    still tells them without partitioning again."""
+    partition = partitioner.partition  # type: ignore[attr-defined]
+
+    def noted(program: object) -> object:
+        result = partition(program)
+        try:
+            found[id(partitioner)] = partition_triggers(result)
+        except Exception:  # the diagnosis is no reason to fail the lowering
+            found[id(partitioner)] = []
+        return result
+
+    partitioner.partition = noted  # type: ignore[attr-defined]
+    return partitioner
+
+
 def _lower(model: Model, names: List[str], fold: bool) -> Outcome:
-    from executorch.exir import to_edge, to_edge_transform_and_lower
+    from executorch.exir import to_edge_transform_and_lower
 
     program, folded = model.program, ""
     if fold:
         program, folded = _fold(program)
+    found: Dict[int, List] = {}
+    partitioners = [_recording_triggers(construct(n), found) for n in names]
     try:
-        edge = to_edge_transform_and_lower(
-            program, partitioner=[construct(n) for n in names]
-        )
+        edge = to_edge_transform_and_lower(program, partitioner=partitioners)
     except Exception as error:
-        try:  # which partitions would have had the trigger shape
-            edge_program = to_edge(program).exported_program()
-            triggers = trigger_partitions(edge_program, [construct(n) for n in names])
-        except Exception:  # the partitioner alone fails too: nothing to show
-            triggers = []
+        triggers = [t for noted in found.values() for t in noted]
         error.diagnosis = {"triggers": triggers}  # type: ignore[attr-defined]
         raise
     graph = edge.exported_program().graph
