@@ -348,11 +348,11 @@ def test_releases_refuses_what_it_cannot_run(args: List[str], message: str) -> N
     assert stdout == ""
 
 
-# A tree pinning a pytest no environment has: refused before any test runs.
+# A tree pinning a pytest that no index has: refused before any test runs.
 UNSATISFIABLE_PIN = {"requirements-dev.txt": "pytest-xdist\npytest<1.0\n"}
 
 
-def test_tests_only_under_a_pytest_outside_the_pin_is_refused(
+def test_tests_only_under_a_pin_no_pytest_satisfies_is_refused(
     tmp_path: Path, patched: dict
 ) -> None:
     tree = _copy_tree(tmp_path / "tree", {**dict(patched), **UNSATISFIABLE_PIN})
@@ -366,7 +366,7 @@ def test_tests_only_under_a_pytest_outside_the_pin_is_refused(
     assert done.returncode == 2, done.stdout + done.stderr
     (refusal,) = done.stderr.strip().splitlines()
     assert "pins pytest<1.0 (requirements-dev.txt) and this environment" in refusal
-    assert 'install one that satisfies it (pip install "pytest<1.0")' in refusal
+    assert "installing pytest<1.0 failed: " in refusal
     assert _snapshot(tmp_path) == before
 
 

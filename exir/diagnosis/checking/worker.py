@@ -12,8 +12,7 @@ its stderr to a file of its own; this process relays each line with the
 child's ``column`` added, then one ``{"column", "exit", "why"}`` line per
 child. A child that crashes, hangs (killed after ``timeout`` seconds) or
 changes a global (the backport) alters no other: a fork shares nothing
-written after it. Bad input is one line ``{"bad_input": ...}`` and exit
-status 2.
+written after it. Bad input: one line ``{"bad_input": ...}``, exit status 2.
 
 Fork safety: this process runs no tensor operation before it forks (the
 check of user-given models runs in a child of its own, before the import):
@@ -203,10 +202,8 @@ def main(job: Dict) -> None:
         children[name] = (pid, read_end, stderr_file)
     timeout = job.get("timeout", TIMEOUT_SECONDS * (1 + len(job["runs"])))
     _relay(children, timeout)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Every line is out and every child reaped: skip the interpreter's
-    # teardown of torch and ExecuTorch (about 1.5 s here), as the children do.
+    # Every line is printed with flush and every child reaped: skip the
+    # teardown of torch and ExecuTorch (about 1.5 s), as the children do.
     os._exit(0)
 
 

@@ -1,14 +1,23 @@
 """The measured input to the bodies: the proof of the patch on a tree
 (``prove --json``), read from the file that command wrote and checked for
 shape (the body quotes it in upstream's words, never naming the command);
-and ``test_pass_infra.py`` run whole in a linked tree, on a given
-``pass_base.py``, with the new tests' names read from the test file."""
+``test_pass_infra.py`` run whole in a linked tree, on a given
+``pass_base.py``, with the new tests' names read from the test file; and the
+pytest the runs use. A tree's ``requirements-dev.txt`` may pin pytest (main
+and release/1.4 pin ``pytest<9.0``); where this environment's pytest does not
+satisfy the pin, ``fitting_pytest`` installs one that does, pytest alone,
+with pip into a directory of the run's own (``--target``) that the runs put
+on ``PYTHONPATH``: nothing installed in this environment changes."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
-from typing import Dict, List, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from ...shared.fix_source import (
     PASS_BASE,
@@ -90,9 +99,11 @@ class FileRun:
         return self.passed + len(self.failed)
 
 
-def file_run(tree: Path, pass_base: str, new_test: str, work: Path) -> FileRun:
+def file_run(
+    tree: Path, pass_base: str, new_test: str, work: Path, pytest_path: str
+) -> FileRun:
     linked = linked_tree(work, {PASS_BASE: pass_base, TEST_PASS_INFRA: new_test})
-    run = run_pytest(linked, [TEST_PASS_INFRA])
+    run = run_pytest(linked, [TEST_PASS_INFRA], pytest_path=pytest_path)
     if run.skipped or not run.passed:
         raise EvidenceError(f"{tree}: {TEST_PASS_INFRA} skipped tests or ran none")
     return FileRun(len(run.passed), sorted(t.rsplit("::", 1)[-1] for t in run.failed))
@@ -110,3 +121,90 @@ def unfixed_pass_base(tree: Path, pass_base: str) -> str:
             f" one, or {tree} has none: the tests cannot be counted without a fix"
         )
     return ours.replaced_by(theirs.text)
+
+
+PYTEST_PIN_FILE = "requirements-dev.txt"
+
+
+def pytest_pin(requirements: str) -> str:
+    """The specifier ``requirements`` (a requirements file's text) gives
+    pytest itself, e.g. ``<9.0``; '' when it names none."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    for line in requirements.splitlines():
+        try:
+            requirement = Requirement(line.split("#", 1)[0].strip())
+        except InvalidRequirement:
+            continue
+        if requirement.name.lower() == "pytest":
+            return str(requirement.specifier)
+    return ""
+
+
+def pin_in_words(pin: str) -> str:
+    """A tree's pytest pin as a body says it."""
+    return f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
+
+
+class PytestUnfit(RuntimeError):
+    """No pytest that satisfies the tree's pin could be installed."""
+
+
+@dataclass(frozen=True)
+class Pytest:
+    """The pytest the runs use: its version, and the directory to put first
+    on ``PYTHONPATH`` ('' for this environment's own)."""
+
+    version: str
+    path: str = ""
+
+
+def _fits(pin: str, version: str) -> bool:
+    from packaging.specifiers import SpecifierSet
+
+    return not pin or SpecifierSet(pin).contains(version, prereleases=True)
+
+
+def _version_at(target: Path) -> Optional[str]:
+    """The version of the pytest a fresh interpreter imports with ``target``
+    first on its path (its dependencies from this environment), or None."""
+    env = dict(os.environ, PYTHONPATH=str(target))
+    done = subprocess.run(
+        [sys.executable, "-c", "import pytest; print(pytest.__version__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def fitting_pytest(
+    pin: str, where: str, work: Path, say: Callable[[str], None]
+) -> Pytest:
+    """This environment's pytest if it satisfies ``where``'s ``pin``, else
+    one installed under ``work``; ``PytestUnfit`` if that fails."""
+    version = metadata.version("pytest")
+    if _fits(pin, version):
+        return Pytest(version)
+    target = work / "pytest"
+    said = f"{where} pins pytest{pin} ({PYTEST_PIN_FILE}) and this environment has"
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet"]
+        + ["--disable-pip-version-check", "--no-deps", "--target", str(target)]
+        + [f"pytest{pin}"],
+        capture_output=True,
+        text=True,
+    )
+    installed = _version_at(target) if done.returncode == 0 else None
+    if installed is None or not _fits(pin, installed):
+        errors = [
+            line
+            for line in done.stderr.strip().splitlines()
+            if "is ignored: it is neither a file nor a directory" not in line
+        ]
+        why = errors[-1] if errors else f"it imports as pytest {installed}"
+        raise PytestUnfit(
+            f"{said} pytest {version}; installing pytest{pin} failed: {why}"
+        )
+    say(f"{said} pytest {version}: pytest {installed} installed for these runs")
+    return Pytest(installed, str(target))

@@ -17,7 +17,7 @@ from typing import Dict, Optional, Sequence
 
 from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from ...shared.release_table import bitten_count
-from .trees import pin_in_words
+from .evidence import pin_in_words
 
 SUBJECT = "Reuse the graph's fake mode when every ExportPass input is a constant"
 TESTS_ONLY_SUBJECT = "Add regression tests for #22309"

@@ -9,7 +9,8 @@ tests against it (the tree's ``exir/pass_base.py`` laid over the installed
 package), not by its fingerprint. Where any fails, the patch is refused.
 The whole file is counted twice in one run: on the tree's ``call`` and on
 the installed ExecuTorch's unfixed one in its place, under a pytest that
-satisfies the tree's pin.
+satisfies the tree's pin (installed for the runs where this environment's
+does not: ``evidence.fitting_pytest``).
 """
 
 import os
@@ -22,18 +23,25 @@ from typing import Dict, Optional, Sequence, Tuple
 
 from ...shared.fix_source import PASS_BASE, PATCHED_METHOD, TEST_CLASS, TEST_PASS_INFRA
 
+from ...shared.report import progress
+
 from .buck_deps import has_build_files
 from .evidence import (
     fails_as_unfixed,
     file_run,
     FileRun,
+    fitting_pytest,
     new_test_names,
+    pin_in_words,
+    pytest_pin,
+    PYTEST_PIN_FILE,
+    PytestUnfit,
     unfixed_pass_base,
 )
 from .mail_patch import write_patch
 from .patch import check_writable, PatchRefused, planned_test_changes, read_tree_file
 from .pr_description import fill, tests_only_message, TESTS_ONLY_SUBJECT
-from .trees import environment, pin_in_words, pytest_misfit, pytest_pin, PYTEST_PIN_FILE
+from .trees import environment
 
 COMMENT = "comment.md"
 COMMENT_TEMPLATE = Path(__file__).resolve().parent / "tests_only_comment.md"
@@ -97,12 +105,13 @@ def new_tests_on(tree: Path, new_test: str) -> Measured:
     the installed unfixed one; ``PatchRefused`` naming the new tests that
     fail on the tree's ``call``, or when the unfixed run is not as it must."""
     pin = pytest_pin(_tree_text(tree, PYTEST_PIN_FILE))
-    misfit = pytest_misfit(pin, str(tree))
-    if misfit:
-        raise PatchRefused(misfit)
     pass_base = read_tree_file(tree, PASS_BASE)
     with tempfile.TemporaryDirectory(prefix="exportpass-tests-only-") as work:
-        fixed = file_run(tree, pass_base, new_test, Path(work) / "fixed")
+        try:
+            pytest = fitting_pytest(pin, str(tree), Path(work), progress)
+        except PytestUnfit as unfit:
+            raise PatchRefused(str(unfit)) from None
+        fixed = file_run(tree, pass_base, new_test, Path(work) / "fixed", pytest.path)
         failing = sorted(set(fixed.failed) & new_test_names())
         if failing:
             raise PatchRefused(
@@ -110,15 +119,16 @@ def new_tests_on(tree: Path, new_test: str) -> Measured:
                 f" would fail there ({', '.join(failing)}); make the full patch"
                 " instead (without --tests-only)"
             )
+        unfixed_base = unfixed_pass_base(tree, pass_base)
         unfixed = file_run(
-            tree, unfixed_pass_base(tree, pass_base), new_test, Path(work) / "unfixed"
+            tree, unfixed_base, new_test, Path(work) / "unfixed", pytest.path
         )
     if not fails_as_unfixed(set(unfixed.failed)):
         raise PatchRefused(
             f"{tree}: with the unfixed {PATCHED_METHOD} the failures are not only"
             f" new tests ({', '.join(unfixed.failed) or 'none fail'})"
         )
-    env = environment() | {"pytest_pin": pin}
+    env = environment(pytest.version) | {"pytest_pin": pin}
     commit = _git(tree, "rev-parse", "HEAD")
     return Measured(fixed, unfixed, len(new_test_names()), commit, env)
 

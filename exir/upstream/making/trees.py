@@ -96,8 +96,10 @@ def run_pytest(
     test_paths: List[str],
     extra_args: Optional[List[str]] = None,
     timeout: float = 1800,
+    pytest_path: str = "",
 ) -> PytestRun:
-    """Run pytest on ``test_paths`` (relative to the package) inside ``tree``.
+    """Run pytest on ``test_paths`` (relative to the package) inside ``tree``,
+    with the pytest found first in ``pytest_path`` if given.
 
     Collection errors are reported by pytest's junit XML as failed cases, so
     ``failed`` holds failing, erroring and uncollectable test ids alike.
@@ -106,7 +108,9 @@ def run_pytest(
     # Without EXPORTPASS_FIX: the start-up hook would patch an unfixed tree.
     env = environ_without_hook()
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(tree)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+        [str(tree)]
+        + ([pytest_path] if pytest_path else [])
+        + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
     )
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     # This project's pytest settings must not leak into upstream's tests.
@@ -153,7 +157,7 @@ def run_pytest(
     return run
 
 
-def environment() -> Dict[str, str]:
+def environment(pytest_version: str) -> Dict[str, str]:
     """The versions a run in a linked tree is made with, for the bodies."""
     try:
         torchvision = metadata.version("torchvision")
@@ -161,45 +165,8 @@ def environment() -> Dict[str, str]:
         torchvision = ""
     return {
         "python": platform.python_version(),
-        "pytest": metadata.version("pytest"),
+        "pytest": pytest_version,
         "torch": metadata.version("torch"),
         "torchvision": torchvision,
         "executorch": installed_version(),
     }
-
-
-PYTEST_PIN_FILE = "requirements-dev.txt"
-
-
-def pytest_pin(requirements: str) -> str:
-    """The specifier ``requirements`` (a requirements file's text) gives
-    pytest itself, e.g. ``<9.0``; '' when it names none."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    for line in requirements.splitlines():
-        try:
-            requirement = Requirement(line.split("#", 1)[0].strip())
-        except InvalidRequirement:
-            continue
-        if requirement.name.lower() == "pytest":
-            return str(requirement.specifier)
-    return ""
-
-
-def pin_in_words(pin: str) -> str:
-    """A tree's pytest pin as a body says it."""
-    return f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
-
-
-def pytest_misfit(pin: str, where: str) -> str:
-    """Why the pytest here does not satisfy ``where``'s ``pin``, or ''."""
-    from packaging.specifiers import SpecifierSet
-
-    version = metadata.version("pytest")
-    if not pin or SpecifierSet(pin).contains(version, prereleases=True):
-        return ""
-    return (
-        f"{where} pins pytest{pin} ({PYTEST_PIN_FILE}) and this environment has"
-        f" pytest {version}: install one that satisfies it"
-        f' (pip install "pytest{pin}")'
-    )

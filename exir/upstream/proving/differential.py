@@ -46,8 +46,10 @@ def ignored_under_exir(pytest_ini: str) -> List[str]:
     return [f"{option}=executorch/{path}" for option, path in found]
 
 
-def _run_suite(tree: Path, ignores: List[str]) -> PytestRun:
-    return run_pytest(tree, SUITE, SUITE_ARGS + ignores, timeout=1500)
+def _run_suite(tree: Path, ignores: List[str], pytest_path: str) -> PytestRun:
+    return run_pytest(
+        tree, SUITE, SUITE_ARGS + ignores, timeout=1500, pytest_path=pytest_path
+    )
 
 
 def node_id(tree: Path, test_id: str) -> str:
@@ -62,18 +64,24 @@ def node_id(tree: Path, test_id: str) -> str:
 
 
 def run_differential(
-    unpatched_tree: Path, patched_tree: Path, ignores: List[str]
+    unpatched_tree: Path, patched_tree: Path, ignores: List[str], pytest_path: str
 ) -> Differential:
+    """Both trees' suites at once, under the pytest in ``pytest_path`` ('':
+    this environment's); each new failure run again alone."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         unpatched, patched = pool.map(
-            lambda tree: _run_suite(tree, ignores), [unpatched_tree, patched_tree]
+            lambda tree: _run_suite(tree, ignores, pytest_path),
+            [unpatched_tree, patched_tree],
         )
     new_failures = patched.failed - unpatched.failed
     flaky: Set[str] = set()
     if new_failures:
         ids = sorted(new_failures)
         rerun = run_pytest(
-            patched_tree, [], SUITE_ARGS + [node_id(patched_tree, i) for i in ids]
+            patched_tree,
+            [],
+            SUITE_ARGS + [node_id(patched_tree, i) for i in ids],
+            pytest_path=pytest_path,
         )
         flaky = new_failures & rerun.passed
         new_failures -= flaky

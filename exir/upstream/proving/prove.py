@@ -5,7 +5,8 @@ that ref's ``exir/`` laid over the installed package (see ``trees``), the
 patch made for it and applied with ``git am``, then the regression tests
 without and with the fix, upstream's whole ``test_pass_infra.py`` with it,
 and the ``exir/tests`` differential (patched failures within unpatched ones),
-under a pytest that satisfies the ref's own pin (``requirements-dev.txt``).
+under a pytest that satisfies the ref's own pin (``requirements-dev.txt``),
+installed for the runs where this environment's does not.
 """
 
 import tempfile
@@ -15,15 +16,15 @@ from typing import Callable, Dict, List, Set
 
 from ...shared.fix_source import PASS_BASE, TEST_PASS_INFRA
 
-from ..making.evidence import fails_as_unfixed
-from ..making.trees import (
-    environment,
-    linked_tree,
-    pytest_misfit,
+from ..making.evidence import (
+    fails_as_unfixed,
+    fitting_pytest,
+    Pytest,
     pytest_pin,
     PYTEST_PIN_FILE,
-    run_pytest,
+    PytestUnfit,
 )
+from ..making.trees import environment, linked_tree, run_pytest
 from .checkout import (
     applied_with_git_am,
     check_imports,
@@ -68,21 +69,30 @@ class Prepared:
     configs: Dict[str, str]
     patched: Dict[str, str]
     digest: str
+    pytest: Pytest
     am_error: str = ""
 
 
-def _prepared(git_dir: Path, ref: str, work: Path) -> Prepared:
+def _prepared(
+    git_dir: Path, ref: str, work: Path, say: Callable[[str], None]
+) -> Prepared:
     """The ref's exir/ files, once they are known to import over the package,
-    and the patched files after ``git am`` (or the error ``git am`` gave)."""
+    a pytest that satisfies its pin, and the patched files after ``git am``
+    (or the error ``git am`` gave)."""
     commit = resolve(git_dir, ref)
     files = ref_exir(git_dir, commit)
     check_imports(linked_tree(work / "unpatched", files), ref)
     configs = root_configs(git_dir, commit)
+    pin = pytest_pin(configs.get(PYTEST_PIN_FILE, ""))
+    try:
+        pytest = fitting_pytest(pin, ref, work, say)
+    except PytestUnfit as unfit:
+        raise ProveRefused(str(unfit)) from None
     try:
         patched, digest = applied_with_git_am(work, files)
     except RuntimeError as error:
-        return Prepared(files, configs, {}, "", str(error) or "failed")
-    return Prepared(files, configs, patched, digest)
+        return Prepared(files, configs, {}, "", pytest, str(error) or "failed")
+    return Prepared(files, configs, patched, digest, pytest)
 
 
 def _static_checks(
@@ -102,7 +112,7 @@ def prove_ref(
     say: Callable[[str], None],
 ) -> RefProof:
     pin = pytest_pin(prepared.configs.get(PYTEST_PIN_FILE, ""))
-    env = environment() | {"pytest_pin": pin}
+    env = environment(prepared.pytest.version) | {"pytest_pin": pin}
     proof = RefProof(ref, resolve(git_dir, ref), env, prepared.digest)
 
     def step(done: Step) -> None:
@@ -119,7 +129,7 @@ def prove_ref(
     # The whole file each time: the new tests kept, the fix reverted; then
     # the whole patch.
     for tree, side in ((unfixed, "without"), (fixed, "with")):
-        run = run_pytest(tree, [TEST_PASS_INFRA])
+        run = run_pytest(tree, [TEST_PASS_INFRA], pytest_path=prepared.pytest.path)
         failed = _short(run.failed)
         holds = fails_as_unfixed(set(failed)) if side == "without" else not failed
         step(
@@ -134,7 +144,9 @@ def prove_ref(
     step(_static_checks(prepared, work / "unpatched", fixed, work))
     say(f"[{ref}] exir/tests unpatched and patched, side by side (minutes) ...")
     ignores = ignored_under_exir(prepared.configs.get("pytest.ini", ""))
-    differential = run_differential(work / "unpatched", fixed, ignores)
+    differential = run_differential(
+        work / "unpatched", fixed, ignores, prepared.pytest.path
+    )
     counts = {
         side: {"passed": len(run.passed), "failed": len(run.failed)}
         for side, run in (
@@ -170,16 +182,13 @@ def prove(
     """Raises ``ProveRefused`` before any test runs when an input does not fit."""
     git_dir = git_dir_of(checkout)
     for ref in refs:
-        configs = root_configs(git_dir, resolve(git_dir, ref))
-        misfit = pytest_misfit(pytest_pin(configs.get(PYTEST_PIN_FILE, "")), ref)
-        if misfit:
-            raise ProveRefused(misfit)
+        resolve(git_dir, ref)
     with tempfile.TemporaryDirectory(prefix="exportpass-prove-") as work:
         works = [Path(work) / str(i) for i in range(len(refs))]
         prepared = []
         for ref, ref_work in zip(refs, works):
             say(f"[{ref}] its exir/ over the installed package: importing ...")
-            prepared.append(_prepared(git_dir, ref, ref_work))
+            prepared.append(_prepared(git_dir, ref, ref_work, say))
         return [
             prove_ref(git_dir, ref, ref_prepared, ref_work, say)
             for ref, ref_prepared, ref_work in zip(refs, prepared, works)
