@@ -35,7 +35,7 @@ import torch
 from ...shared.report import EXIT_REFUSED
 from .model_spec import BadModel, load_model
 from .partitioners import construct, Unavailable
-from .steps import emit, run_one, timed
+from .steps import emit, run_one, share_pattern_graphs, timed
 
 COLUMNS = ("unpatched", "backport", "folded")
 # A column's time limit: a hang in one column ends it, not the others.
@@ -90,6 +90,7 @@ def _column(name: str, job: Dict) -> None:
     from ...backport.replace_call import apply
     from ...shared.installed import installed_version
 
+    share_pattern_graphs()
     status = apply() if name == "backport" else "not applied"
     emit(
         run=None,
