@@ -73,14 +73,20 @@ def _patch(args: argparse.Namespace) -> int:
 
 
 def _prove(args: argparse.Namespace) -> int:
+    from .making.evidence import EvidenceError, load_proofs
     from .proving.prove import prove, ProveRefused
     from .proving.report import render
 
+    if (args.record is None) == (args.checkout is None) or (args.record and args.ref):
+        return refuse("prove", "give --checkout (and --ref), or --from alone")
     try:
-        proofs = prove(Path(args.checkout), args.ref or DEFAULT_REFS, progress)
-    except ProveRefused as refusal:
+        if args.record:
+            data = load_proofs(Path(args.record))
+        else:
+            proofs = prove(Path(args.checkout), args.ref or DEFAULT_REFS, progress)
+            data = [dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]
+    except (ProveRefused, EvidenceError) as refusal:
         return refuse("prove", refusal)
-    data = [dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]
     print(json.dumps(data) if args.json else "\n\n".join(map(render, data)))
     return EXIT_OK if all(p["ok"] for p in data) else EXIT_CHECK_FAILED
 
@@ -117,15 +123,16 @@ def add_commands(
     patch.set_defaults(run=_patch)
 
     prove = commands.add_parser("prove", description=COMMANDS["prove"])
-    prove.add_argument(
-        "--checkout", required=True, help="ExecuTorch work tree or bare mirror"
-    )
+    prove.add_argument("--checkout", help="ExecuTorch work tree or bare mirror")
     prove.add_argument(
         "--ref",
         action="append",
         help="ref to prove (repeatable; default: main release/1.4)",
     )
     prove.add_argument("--json", action="store_true", help="one JSON list on stdout")
+    prove.add_argument(
+        "--from", dest="record", help="a record of --json to render (no run)"
+    )
     prove.set_defaults(run=_prove)
 
     mutants = commands.add_parser("mutants", description=COMMANDS["mutants"])

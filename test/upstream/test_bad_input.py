@@ -390,7 +390,7 @@ def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
             "HEAD",
             "does not import over the installed package",
         ],
-        "pytest outside the pin": [
+        "a pin no pytest satisfies": [
             str(git_repo(tmp_path / "pinned", {**tree, **UNSATISFIABLE_PIN})),
             "HEAD",
             "HEAD pins pytest<1.0 (requirements-dev.txt) and this environment has"
@@ -406,7 +406,7 @@ def _prove_cases(tmp_path: Path) -> Dict[str, List[str]]:
         "unknown ref",
         "not executorch",
         "exir does not import",
-        "pytest outside the pin",
+        "a pin no pytest satisfies",
     ],
 )
 def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
@@ -418,3 +418,25 @@ def test_prove_refuses_what_it_cannot_prove(case: str, tmp_path: Path) -> None:
     assert refusal.startswith("python -m exportpass_fix prove: refused: ")
     assert message in refusal and stdout == ""
     assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "give --checkout (and --ref), or --from alone"),
+        (["--from", "R", "--checkout", "."], "give --checkout (and --ref), or --from"),
+        (["--from", "R", "--ref", "main"], "give --checkout (and --ref), or --from"),
+        (["--from", "R"], "is not the output of"),
+    ],
+)
+def test_prove_from_takes_a_record_of_prove_alone(
+    args: List[str], message: str, tmp_path: Path
+) -> None:
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps({"stdout": json.dumps({"not": "a proof"})}))
+    args = [str(record) if a == "R" else a for a in args]
+
+    refusal, stdout = _refusal("prove", *args)
+
+    assert refusal.startswith("python -m exportpass_fix prove: refused: ")
+    assert message in refusal and stdout == ""

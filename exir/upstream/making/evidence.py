@@ -1,13 +1,10 @@
 """The measured input to the bodies: the proof of the patch on a tree
-(``prove --json``), read from the file that command wrote and checked for
-shape (the body quotes it in upstream's words, never naming the command);
-``test_pass_infra.py`` run whole in a linked tree, on a given
-``pass_base.py``, with the new tests' names read from the test file; and the
-pytest the runs use. A tree's ``requirements-dev.txt`` may pin pytest (main
-and release/1.4 pin ``pytest<9.0``); where this environment's pytest does not
-satisfy the pin, ``fitting_pytest`` installs one that does, pytest alone,
-with pip into a directory of the run's own (``--target``) that the runs put
-on ``PYTHONPATH``: nothing installed in this environment changes."""
+(``prove --json``'s output or a record of it), checked for shape; the whole
+``test_pass_infra.py`` run in a linked tree on a given ``pass_base.py``; and
+the pytest the runs use: where this environment's does not satisfy the
+tree's pin (``requirements-dev.txt``), ``fitting_pytest`` installs one that
+does, pytest alone, with ``pip --target`` into a directory of the run's own
+put on ``PYTHONPATH``; nothing installed here changes."""
 
 import json
 import os
@@ -49,7 +46,13 @@ def _read_json(path: Path) -> object:
 
 
 def load_proofs(path: Path) -> List[Dict[str, object]]:
+    """What ``prove --json`` printed, from that output or a record of it."""
     proofs = _read_json(path)
+    if isinstance(proofs, dict) and isinstance(proofs.get("stdout"), str):
+        try:
+            proofs = json.loads(proofs["stdout"])
+        except json.JSONDecodeError:
+            pass  # refused below: not the shape of a proof
     if not isinstance(proofs, list) or not all(
         isinstance(p, dict) and all(key in p for key in PROOF_KEYS) for p in proofs
     ):
@@ -197,11 +200,8 @@ def fitting_pytest(
     )
     installed = _version_at(target) if done.returncode == 0 else None
     if installed is None or not _fits(pin, installed):
-        errors = [
-            line
-            for line in done.stderr.strip().splitlines()
-            if "is ignored: it is neither a file nor a directory" not in line
-        ]
+        local_index = "is ignored: it is neither a file nor a directory"
+        errors = [e for e in done.stderr.splitlines() if local_index not in e]
         why = errors[-1] if errors else f"it imports as pytest {installed}"
         raise PytestUnfit(
             f"{said} pytest {version}; installing pytest{pin} failed: {why}"

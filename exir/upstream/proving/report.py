@@ -18,5 +18,7 @@ def render(proof: Dict[str, object]) -> str:
     return (
         f"{proof['ref']} ({str(proof['commit'])[:12]}) over the installed"
         f" executorch {env['executorch']}, torch {env['torch']}\n"
+        f"under pytest {env['pytest']} (the ref pins"
+        f" {'pytest' + env['pytest_pin'] if env.get('pytest_pin') else 'none'})\n"
         + text_table(["step", "result"], rows, [STEP_WIDTH, 100 - STEP_WIDTH - 3])
     )
