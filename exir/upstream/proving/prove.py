@@ -1,14 +1,14 @@
 """``python -m exportpass_fix prove``: the patch on upstream's own source.
 
 For each ref of an ExecuTorch git checkout (a work tree or a bare mirror):
-that ref's ``exir/`` laid over the installed package (see ``trees``), the
-patch made for it and applied with ``git am``, then the regression tests
-without and with the fix, upstream's whole ``test_pass_infra.py`` with it,
-and the ``exir/tests`` differential (patched failures within unpatched ones),
-under a pytest that satisfies the ref's own pin (``requirements-dev.txt``),
-installed for the runs where this environment's does not.
+that ref's ``exir/`` laid over the installed package (see ``trees``; its
+``exir/tests`` only the ref's), the patch made for it and applied with ``git
+am``, then the whole ``test_pass_infra.py`` without and with the fix, and
+the ``exir/tests`` differential (patched failures within unpatched ones),
+under a pytest that satisfies the ref's pin (installed if need be).
 """
 
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +63,20 @@ def _short(ids: Set[str]) -> List[str]:
     return sorted(test_id.rsplit("::", 1)[-1] for test_id in ids)
 
 
+def _ref_tree(root: Path, files: Dict[str, str]) -> Path:
+    """``files`` over the package, without its ``exir/tests`` the ref lacks."""
+    tree = linked_tree(root, files)
+    package = tree / "executorch"
+    for folder, dirs, names in os.walk(package / "exir" / "tests"):
+        for entry in [Path(folder) / name for name in dirs + names]:
+            known = str(entry.relative_to(package))
+            if entry.is_symlink() and not any(
+                f == known or f.startswith(known + "/") for f in files
+            ):
+                entry.unlink()
+    return tree
+
+
 @dataclass
 class Prepared:
     files: Dict[str, str]
@@ -81,7 +95,7 @@ def _prepared(
     (or the error ``git am`` gave)."""
     commit = resolve(git_dir, ref)
     files = ref_exir(git_dir, commit)
-    check_imports(linked_tree(work / "unpatched", files), ref)
+    check_imports(_ref_tree(work / "unpatched", files), ref)
     configs = root_configs(git_dir, commit)
     pin = pytest_pin(configs.get(PYTEST_PIN_FILE, ""))
     try:
@@ -124,8 +138,8 @@ def prove_ref(
         return proof
     step(Step("git am", True, "applied cleanly"))
     test_only = {p: t for p, t in prepared.patched.items() if p != PASS_BASE}
-    unfixed = linked_tree(work / "unfixed", {**prepared.files, **test_only})
-    fixed = linked_tree(work / "patched", {**prepared.files, **prepared.patched})
+    unfixed = _ref_tree(work / "unfixed", {**prepared.files, **test_only})
+    fixed = _ref_tree(work / "patched", {**prepared.files, **prepared.patched})
     # The whole file each time: the new tests kept, the fix reverted; then
     # the whole patch.
     for tree, side in ((unfixed, "without"), (fixed, "with")):
