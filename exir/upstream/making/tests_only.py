@@ -159,7 +159,6 @@ def comment(author: str, patch: Path, measured: Measured, deps: bool) -> str:
         measured=measured.sentence("that commit's"),
         new_tests=measured.new_tests,
         test_class=TEST_CLASS,
-        test_file=TEST_PASS_INFRA,
         patch=patch.name,
         deps=", with the Buck deps of its imports" if deps else "",
         author=author,
