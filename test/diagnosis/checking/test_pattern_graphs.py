@@ -6,6 +6,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.once
+
 # One fresh process: detr-sine with the backport through Vulkan (on 1.5.1
 # two delegates), without the shared graphs, then twice with them.
 SCRIPT = """

@@ -14,6 +14,7 @@ from exportpass_fix.upstream.making.evidence import (
 from exportpass_fix.upstream.making.trees import linked_tree, run_pytest
 from packaging.version import Version
 
+pytestmark = pytest.mark.once
 OWN = metadata.version("pytest")
 
 
