@@ -3,9 +3,10 @@
 ``failure`` reads an exception chain: the innermost error, whether the
 fake-mode assertion of #22309 is in it, and the pass the pass manager's
 outer message blames. ``trigger_delegates`` (of a lowered program) and
-``partition_triggers`` (of a partitioner's result) find the delegated subgraphs with the trigger shape: at least one placeholder,
-each a lifted constant or a value that carries its constant. ``verdict``
-turns the three columns into the verdict: the routes that were measured.
+``partition_triggers`` (of a partitioner's result) find the delegated
+subgraphs with the trigger shape: at least one input, each a lifted
+constant or a value that carries its constant. ``verdict`` turns the three
+columns into the verdict: the routes that were measured.
 """
 
 import re
@@ -76,21 +77,26 @@ def _constant_like(node: "torch.fx.Node", user_inputs: set) -> bool:
     return getattr(node.meta.get("val"), "constant", None) is not None
 
 
+def _described(name: str, inputs: List[str], ops: List["torch.fx.Node"]) -> Dict:
+    """A trigger-shaped subgraph as check reports it, with where its ops are."""
+    from .constant_subgraph import where
+
+    return {
+        "name": name,
+        "placeholders": inputs,
+        "ops": [n.name for n in ops],
+        "where": where(ops),
+    }
+
+
 def _trigger(name: str, graph: "torch.fx.Graph", user_inputs: set) -> Optional[Dict]:
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     if not placeholders or not all(
         _constant_like(n, user_inputs) for n in placeholders
     ):
         return None
-    from .constant_subgraph import where
-
     ops = [n for n in graph.nodes if n.op == "call_function"]
-    return {
-        "name": name,
-        "placeholders": [n.name for n in placeholders],
-        "ops": [n.name for n in ops],
-        "where": where(ops),
-    }
+    return _described(name, [n.name for n in placeholders], ops)
 
 
 def trigger_delegates(program: "torch.export.ExportedProgram") -> List[Dict]:
@@ -122,17 +128,8 @@ def partition_triggers(result: object) -> List[Dict]:
         inputs = feeding | {n for n in members if n.op == "placeholder"}
         names = sorted(a.name for a in inputs)
         if names and all(_constant_like(a, user_inputs) for a in inputs):
-            from .constant_subgraph import where
-
             ops = [n for n in members if n.op == "call_function"]
-            found.append(
-                {
-                    "name": tag,
-                    "placeholders": names,
-                    "ops": [n.name for n in ops],
-                    "where": where(ops),
-                }
-            )
+            found.append(_described(tag, names, ops))
     return found
 
 

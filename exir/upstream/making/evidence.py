@@ -7,7 +7,6 @@ does, pytest alone, with ``pip --target`` into a directory of the run's own
 put on ``PYTHONPATH``; nothing installed here changes."""
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from ...shared.fix_source import (
     TEST_CLASS,
     TEST_PASS_INFRA,
 )
+from ...shared.installed import environ_without_hook
 from ...shared.known_calls import classify_call, UNFIXED
 from ...shared.source_spans import class_span, method_span
 
@@ -171,7 +171,7 @@ def _fits(pin: str, version: str) -> bool:
 def _version_at(target: Path) -> Optional[str]:
     """The version of the pytest a fresh interpreter imports with ``target``
     first on its path (its dependencies from this environment), or None."""
-    env = dict(os.environ, PYTHONPATH=str(target))
+    env = {**environ_without_hook(), "PYTHONPATH": str(target)}
     done = subprocess.run(
         [sys.executable, "-c", "import pytest; print(pytest.__version__)"],
         env=env,

@@ -89,9 +89,7 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
     fixed = data["test_pass_infra.py with the fix"]
     suite = data["exir/tests differential"]
     same = suite["patched"]["failed"]
-    lint = (
-        "`ufmt check`, `flake8`: no findings" f" ({data['static checks']['linters']})."
-    )
+    lint = f"`ufmt check`, `flake8`: no findings ({data['static checks']['linters']})."
     return "\n".join(
         [
             fill(
