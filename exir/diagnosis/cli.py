@@ -66,7 +66,7 @@ def _matrix(args: argparse.Namespace) -> int:
             return refuse("matrix", bad)
         print(render(matrix, args.markdown))
         return EXIT_OK
-    from .checking.model_spec import BUILTIN_MODELS
+    from .loading.model_spec import BUILTIN_MODELS
     from .checking.partitioners import unknown
 
     models = [n for n in args.model if n not in BUILTIN_MODELS]

@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional
 
 from .columns import Column, diagnosis_lines, run_columns, table, WIDTH
 from .findings import FOLD_LINE, HOW_TO_USE, outputs_in_words, verdict, what_failed
-from .model_spec import BadModel, is_pt2, refuse_unknown_builtin, refuse_unreadable_pt2
+from ..loading.model_spec import BadModel, is_pt2, refuse_unknown_builtin, refuse_unreadable_pt2
 from .partitioners import unknown, unusable_here
 
 DEFAULT_MODEL = "builtin:issue-reduced"

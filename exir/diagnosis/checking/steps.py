@@ -19,7 +19,7 @@ import torch
 
 from ...shared.report import EXIT_REFUSED
 from .findings import failure, partition_triggers, trigger_delegates
-from .model_spec import BadModel, load_model, Model
+from ..loading.model_spec import BadModel, load_model, Model
 from .partitioners import construct, PARTITIONERS
 
 

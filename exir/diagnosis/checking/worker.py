@@ -33,7 +33,7 @@ from typing import Callable, Dict, List
 import torch
 
 from ...shared.report import EXIT_REFUSED
-from .model_spec import BadModel, load_model
+from ..loading.model_spec import BadModel, load_model
 from .partitioners import construct, Unavailable
 from .steps import emit, run_one, share_pattern_graphs, timed
 
