@@ -39,7 +39,7 @@ def _tolerance(text: str) -> float:
 
 def _check(args: argparse.Namespace) -> int:
     from .checking.check import BadInput, check
-    from .checking.columns import WIDTH
+    from .checking.text import WIDTH
 
     say = timed_progress(args.full)
     tolerance = {"rtol": args.rtol, "atol": args.atol}
