@@ -66,8 +66,8 @@ def _matrix(args: argparse.Namespace) -> int:
             return refuse("matrix", bad)
         print(render(matrix, args.markdown))
         return EXIT_OK
-    from .loading.model_spec import BUILTIN_MODELS
     from .checking.partitioners import unknown
+    from .loading.model_spec import BUILTIN_MODELS
 
     models = [n for n in args.model if n not in BUILTIN_MODELS]
     if models or unknown(args.partitioner):

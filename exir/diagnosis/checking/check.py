@@ -14,11 +14,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
+from ..loading.model_spec import (
+    BadModel,
+    is_pt2,
+    refuse_unknown_builtin,
+    refuse_unreadable_pt2,
+)
+
 from .columns import Column, run_columns
-from .text import diagnosis_lines, table, WIDTH
 from .findings import FOLD_LINE, HOW_TO_USE, outputs_in_words, verdict, what_failed
-from ..loading.model_spec import BadModel, is_pt2, refuse_unknown_builtin, refuse_unreadable_pt2
 from .partitioners import unknown, unusable_here
+from .text import diagnosis_lines, table, WIDTH
 
 DEFAULT_MODEL = "builtin:issue-reduced"
 DEFAULT_PARTITIONER = "vulkan"

@@ -18,8 +18,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 import torch
 
 from ...shared.report import EXIT_REFUSED
-from .findings import failure, partition_triggers, trigger_delegates
 from ..loading.model_spec import BadModel, load_model, Model
+from .findings import failure, partition_triggers, trigger_delegates
 from .partitioners import construct, PARTITIONERS
 
 
