@@ -5,19 +5,27 @@ One ``worker`` process imports ExecuTorch once and forks a child per column
 come, each shown as a progress line, and collected (``text`` prints them).
 """
 
+import contextlib
+import errno
 import json
 import os
+import select
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
 from ...shared.installed import environ_without_hook
 
 COLUMNS = ("unpatched", "backport", "folded")
 # The same hash seed in every column, so equal programs serialize to equal bytes.
 HASH_SEED = "0"
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+# How often the run looks whether the reader of its output has gone.
+CHECK_READER_SECONDS = 0.25
 
 
 @dataclass
@@ -58,6 +66,51 @@ def _take(columns: Dict[str, Column], line: str, say: Callable[[str], None]) -> 
         say(_progress(targets[0].name, record))
 
 
+def end_with_parent() -> None:
+    """Where Linux allows it, this process is killed when its parent ends,
+    however that ends (a SIGKILL included): nothing check started outlives
+    it."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the group kill still holds
+        return
+    if os.getppid() == 1:  # the parent ended before prctl took effect
+        os._exit(1)
+
+
+def _reader_gone() -> bool:
+    """Whether stdout or stderr is a pipe whose reader has closed it."""
+    poller = select.poll()
+    for fd in (1, 2):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                poller.register(fd, 0)  # POLLERR is reported unasked
+        except OSError:
+            continue
+    return any(event & select.POLLERR for _, event in poller.poll(0))
+
+
+def _lines(process: subprocess.Popen) -> Iterator[str]:
+    """The worker's stdout, a line at a time; ``BrokenPipeError`` as soon as
+    whoever reads this process's output has gone."""
+    assert process.stdout is not None
+    fd, pending = process.stdout.fileno(), b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], CHECK_READER_SECONDS)
+        if _reader_gone():
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return
+        *done, pending = (pending + chunk).split(b"\n")
+        yield from (line.decode("utf-8", "replace") for line in done)
+
+
 def run_columns(
     job: Dict,
     say: Callable[[str], None],
@@ -67,7 +120,9 @@ def run_columns(
 ) -> Dict[str, Column]:
     """The columns ``names`` of ``job``, at once; ``say`` gets a line per
     step. ``python`` (another environment's interpreter) and ``env_extra``
-    (its ``PYTHONPATH``) are for ``releases``."""
+    (its ``PYTHONPATH``) are for ``releases``. Interrupted (a signal, a
+    closed pipe), it kills the worker's process group, the worker and every
+    child of it, before the interruption goes on."""
     columns = {name: Column(name) for name in names}
     # The start-up hook would fix the "unpatched" column behind our back.
     env = {**environ_without_hook(), **(env_extra or {})}
@@ -81,14 +136,21 @@ def run_columns(
             env=env,
             stdout=subprocess.PIPE,
             stderr=stderr_file,
-            text=True,
             cwd=os.getcwd(),
+            process_group=0,  # its own group: one kill ends it and its children
         )
-        assert process.stdout is not None
-        for line in process.stdout:
-            if line.startswith("{"):
-                _take(columns, line, say)
-        returncode = process.wait()
+        try:
+            for line in _lines(process):
+                if line.startswith("{"):
+                    _take(columns, line, say)
+            returncode = process.wait()
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise
+        finally:
+            process.stdout.close()  # type: ignore[union-attr]
         stderr_file.seek(0)
         lines = stderr_file.read().strip().splitlines()
     for column in columns.values():  # a column the worker never started
