@@ -69,9 +69,12 @@ def text_table(
     header: Sequence[str],
     rows: Sequence[Sequence[str]],
     widths: Optional[Sequence[int]] = None,
+    whole_words: bool = False,
 ) -> str:
     """Columns padded to their widest cell, a rule under the header; with
-    ``widths``, a longer cell wraps onto lines of its own column."""
+    ``widths``, a longer cell wraps onto lines of its own column (with
+    ``whole_words``, never at a hyphen, and within a word only where the
+    word is wider than its column)."""
     table: List[Sequence[str]] = [header, *rows]
     natural = [max(len(row[i]) for row in table) for i in range(len(header))]
     if widths is not None:
@@ -79,7 +82,13 @@ def text_table(
     lines = []
     for row in table:
         cells = [
-            textwrap.wrap(cell, width, subsequent_indent="  ") or [""]
+            textwrap.wrap(
+                cell,
+                width,
+                subsequent_indent="  ",
+                break_on_hyphens=not whole_words,
+            )
+            or [""]
             for cell, width in zip(row, natural)
         ]
         for k in range(max(map(len, cells))):

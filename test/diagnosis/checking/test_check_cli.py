@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from exportpass_fix.diagnosis.loading.model_spec import BUILTIN_MODELS
 from exportpass_fix.diagnosis.checking.partitioners import PARTITIONERS, why_not
+from exportpass_fix.diagnosis.loading.model_spec import BUILTIN_MODELS
 from exportpass_fix.diagnosis.models.catalog import build, MODELS
 from exportpass_fix.shared.installed import installed_version
 

@@ -102,7 +102,7 @@ def test_frames_inside_torch_are_not_the_users(saved: Path) -> None:
     program = torch.export.load(str(saved / "sine.pt2"))
     (linear,) = [n for n in program.graph.nodes if n.name == "linear"]
 
-    (source,) = where([linear])["sources"]
+    (source,) = where([linear], {})["sources"]
 
     assert (source["module"], source["line"]) == ("linear", 19)
     assert source["code"] == "return self.linear(self.pos(x))"
@@ -117,7 +117,7 @@ def test_without_metadata_it_says_so_instead_of_guessing(saved: Path) -> None:
         node.meta.pop("stack_trace", None)
         node.meta.pop("nn_module_stack", None)
 
-    found = where(ops)
+    found = where(ops, {})
 
     assert found["sources"] == []
     assert found["note"].startswith("unknown: the program carries no stack_trace")
