@@ -129,7 +129,7 @@ def _module(node: torch.fx.Node) -> Optional[Dict[str, str]]:
 
 
 # The frame of code torch.fx generated, and the node its line assigns.
-GENERATED = re.compile(r'File "<[^"]*>", line \d+, in \S+\n\s*(\w+) = ')
+GENERATED = re.compile(r'File "<[^"]*", line \d+, in \S+\n\s*(\w+) = ')
 
 
 def nested_traces(program: "ExportedProgram") -> Dict[str, Dict[str, str]]:

@@ -123,15 +123,22 @@ def partition_triggers(result: object, origins: Dict) -> List[Dict]:
 
 
 def recording_triggers(
-    name: str, partitioner: object, found: Dict[str, List], origins: Dict
+    name: str,
+    partitioner: object,
+    found: Dict[str, List],
+    backends: Dict[str, str],
+    origins: Dict,
 ) -> object:
     """``partitioner`` (``name`` as the user named it), this instance only,
     noting the trigger-shaped partitions of each program it tags, so that a
-    lowering that fails later still tells them without partitioning again."""
+    lowering that fails later still tells them without partitioning again,
+    and ``backends``: each backend it delegates to, to its name."""
     partition = partitioner.partition  # type: ignore[attr-defined]
 
     def noted(program: object) -> object:
         result = partition(program)
+        for spec in result.partition_tags.values():
+            backends[spec.backend_id] = name
         try:
             triggers = partition_triggers(result, origins)
         except Exception:  # the diagnosis is no reason to fail the lowering
@@ -143,12 +150,7 @@ def recording_triggers(
     return partitioner
 
 
-def named(triggers: List[Dict], partitioners: Dict[str, object]) -> List[Dict]:
+def named(triggers: List[Dict], backends: Dict[str, str]) -> List[Dict]:
     """Each lowered trigger with the partitioner that made it, as the user
     named it, beside the backend it delegates to (WebGPU's is Vulkan's)."""
-    by_backend = {
-        getattr(getattr(p, "delegation_spec", None), "backend_id", None): name
-        for name, p in partitioners.items()
-    }
-    only = list(partitioners)[0] if len(partitioners) == 1 else None
-    return [{**t, "partitioner": by_backend.get(t["backend"], only)} for t in triggers]
+    return [{**t, "partitioner": backends.get(t["backend"])} for t in triggers]

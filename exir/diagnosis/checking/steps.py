@@ -102,22 +102,21 @@ def _lower(model: Model, names: List[str], fold: bool) -> Outcome:
     if fold:
         program, folded = _fold(program)
     found: Dict[str, List] = {}
+    backends: Dict[str, str] = {}
     origins = nested_traces(model.program)
-    partitioners = {
-        n: recording_triggers(n, construct(n), found, origins) for n in names
-    }
+    partitioners = [
+        recording_triggers(n, construct(n), found, backends, origins) for n in names
+    ]
     try:
-        edge = to_edge_transform_and_lower(
-            program, partitioner=list(partitioners.values())
-        )
+        edge = to_edge_transform_and_lower(program, partitioner=partitioners)
     except Exception as error:
-        triggers = [t for noted in found.values() for t in noted]
+        triggers = [t for n in names for t in found.get(n, [])]
         error.diagnosis = {"triggers": triggers}  # type: ignore[attr-defined]
         raise
     graph = edge.exported_program().graph
     count = sum(1 for n in graph.nodes if "executorch_call_delegate" in str(n.target))
     triggers = trigger_delegates(edge.exported_program(), origins)
-    data = {"delegates": count, "triggers": named(triggers, partitioners)}
+    data = {"delegates": count, "triggers": named(triggers, backends)}
     return edge, True, f"{folded}{count} delegate(s)", data
 
 

@@ -242,7 +242,10 @@ def _bad_inputs(tmp_path: Path) -> dict:
         "no example inputs": (["--model", str(bare)], "torch.export.save(ep"),
         "not importable": (["--model", "no_such_module:x"], "cannot import"),
         "no attribute": (["--model", "wrong:missing"], "has no attribute 'missing'"),
-        "wrong type": (["--model", "wrong:answer"], "is a int, not an ExportedProgram"),
+        "wrong type": (
+            ["--model", "wrong:answer"],
+            "is an int, not an ExportedProgram",
+        ),
         "unknown partitioner": (["--partitioner", "tpu"], "known: vulkan, webgpu"),
         "misspelt partitioner": (["--partitioner", "vulcan"], "did you mean 'vulkan'"),
         "unknown model": (["--model", "builtin:detr"], "did you mean 'detr-sine'"),
