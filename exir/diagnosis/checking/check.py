@@ -46,10 +46,9 @@ ISSUE_STEPS = {
     "lower": "Vulkan lowering",
     "to_executorch": ".pte",
 }
-# --json's layout: 2 added the folded column, "schema" and "exportpass_fix",
-# and made "ok" false for a step that did not run; 3 made a route's "runs"
-# true only where its .pte ran and matched eager, its "line" null where it
-# does not unblock, and added its "unblocks" and "is_22309", and each
+# --json's layout: 2 added the folded column, "schema", "exportpass_fix" and
+# "ok" false for a step not run; 3 a route's "runs" only where its .pte ran
+# and matched, "line" only where it unblocks, "unblocks", "is_22309" and each
 # trigger's "partitioner".
 SCHEMA = 3
 
