@@ -52,6 +52,7 @@ setup(
         "exportpass_fix.diagnosis",
         "exportpass_fix.diagnosis.checking",
         "exportpass_fix.diagnosis.evidence",
+        "exportpass_fix.diagnosis.loading",
         "exportpass_fix.diagnosis.models",
     ],
     package_data={

@@ -6,10 +6,15 @@ input), with one line saying why and nothing written or changed.
 """
 
 import argparse
+import os
+import signal
 import sys
 from typing import Dict, List, NoReturn, Optional, Tuple
 
 from .shared.report import prog
+
+# Exit status after an interruption: 128 + the signal, as a shell reports it.
+INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 DISTRIBUTION = "executorch-exportpass-fix"
 BACKPORT = (
@@ -67,8 +72,39 @@ def main(argv: Optional[List[str]] = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     diagnosis_cli.add_commands(commands)
     upstream_cli.add_commands(commands)
-    args = parser.parse_args(argv)
-    return args.run(args)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # named by the command it was given to
+        commands.choices[args.command].error(
+            f"unrecognized arguments: {' '.join(unknown)}"
+        )
+    return _interruptible(args)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, so that what it started ends."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated()
+
+
+def _interruptible(args: argparse.Namespace) -> int:
+    """Run the command; interrupted (SIGINT, SIGTERM) or left without a
+    reader (a closed pipe), one line and no traceback, once whatever it
+    started has ended (each command ends its own processes on the way out)."""
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt as interrupt:
+        which = signal.SIGTERM if isinstance(interrupt, _Terminated) else signal.SIGINT
+        print(f"{prog()} {args.command}: interrupted ({which.name})", file=sys.stderr)
+        return INTERRUPTED[which]
+    except BrokenPipeError:
+        # Nobody reads this output any more: say nothing, to nobody.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, sys.stderr.fileno())
+        return 2
 
 
 if __name__ == "__main__":

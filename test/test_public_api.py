@@ -49,14 +49,22 @@ MAY_IMPORT = {
         "diagnosis/models",
         "diagnosis/checking",
         "diagnosis/evidence",
+        "diagnosis/loading",
     },
     "diagnosis/models": {"shared"},
-    "diagnosis/checking": {"shared", "backport", "diagnosis/models"},
+    "diagnosis/loading": {"shared", "diagnosis/models"},
+    "diagnosis/checking": {
+        "shared",
+        "backport",
+        "diagnosis/models",
+        "diagnosis/loading",
+    },
     "diagnosis/evidence": {
         "shared",
         "backport",
         "diagnosis/models",
         "diagnosis/checking",
+        "diagnosis/loading",
     },
 }
 JOBS = {"shared", "backport", "upstream", "diagnosis"}

@@ -39,7 +39,7 @@ def _tolerance(text: str) -> float:
 
 def _check(args: argparse.Namespace) -> int:
     from .checking.check import BadInput, check
-    from .checking.columns import WIDTH
+    from .checking.text import WIDTH
 
     say = timed_progress(args.full)
     tolerance = {"rtol": args.rtol, "atol": args.atol}
@@ -66,8 +66,8 @@ def _matrix(args: argparse.Namespace) -> int:
             return refuse("matrix", bad)
         print(render(matrix, args.markdown))
         return EXIT_OK
-    from .checking.model_spec import BUILTIN_MODELS
     from .checking.partitioners import unknown
+    from .loading.model_spec import BUILTIN_MODELS
 
     models = [n for n in args.model if n not in BUILTIN_MODELS]
     if models or unknown(args.partitioner):

@@ -69,9 +69,11 @@ def text_table(
     header: Sequence[str],
     rows: Sequence[Sequence[str]],
     widths: Optional[Sequence[int]] = None,
+    whole_words: bool = False,
 ) -> str:
     """Columns padded to their widest cell, a rule under the header; with
-    ``widths``, a longer cell wraps onto lines of its own column."""
+    ``widths``, a longer cell wraps onto lines of its own column (with
+    ``whole_words``, as ``wrap_between_words`` does)."""
     table: List[Sequence[str]] = [header, *rows]
     natural = [max(len(row[i]) for row in table) for i in range(len(header))]
     if widths is not None:
@@ -79,7 +81,12 @@ def text_table(
     lines = []
     for row in table:
         cells = [
-            textwrap.wrap(cell, width, subsequent_indent="  ") or [""]
+            (
+                wrap_between_words(cell, width)
+                if whole_words
+                else textwrap.wrap(cell, width, subsequent_indent="  ")
+            )
+            or [""]
             for cell, width in zip(row, natural)
         ]
         for k in range(max(map(len, cells))):
@@ -89,6 +96,35 @@ def text_table(
             lines.append(" | ".join(parts).rstrip())
     lines.insert(1, "-+-".join("-" * width for width in natural))
     return "\n".join(lines)
+
+
+def _pieces(word: str, room: int) -> List[str]:
+    """``word`` in pieces of at most ``room``, each ending at a joint of a
+    file name (``/ _ - .``) where one is within reach."""
+    pieces = []
+    while len(word) > room:
+        at = max(word.rfind(joint, 0, room) for joint in "/_-.") + 1
+        pieces.append(word[: at or room])
+        word = word[at or room :]
+    return pieces + [word]
+
+
+def wrap_between_words(text: str, width: int) -> List[str]:
+    """``text`` in lines of at most ``width``, continued lines indented by
+    two, broken between words; a word wider than a line (a long file name)
+    is broken at its joints, and only where it must."""
+    lines: List[str] = []
+    line = ""
+    for word in text.split():
+        glue = " " if line else ""
+        for piece in _pieces(word, max(width - 2, 1)):
+            if line and len(line) + len(glue) + len(piece) > width:
+                lines.append(line)
+                line = "  " + piece
+            else:
+                line += glue + piece
+            glue = ""
+    return lines + [line] * bool(line)
 
 
 def cut(text: str, width: int) -> str:

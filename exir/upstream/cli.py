@@ -8,7 +8,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, progress, refuse
+from ..shared.report import EXIT_CHECK_FAILED, EXIT_OK, progress, refuse, timed_progress
 from .patch_options import add_patch_arguments, patch_misfit
 
 DEFAULT_REFS = ["main", "release/1.4"]
@@ -23,7 +23,7 @@ COMMANDS = {
 
 
 def _patch(args: argparse.Namespace) -> int:
-    from ..shared.installed import installed_executorch_dir
+    from ..shared.installed import installed_executorch_dir, installed_version
     from ..shared.release_table import load as load_release_table
     from .making.buck_deps import has_build_files
     from .making.evidence import EvidenceError, load_proofs
@@ -31,6 +31,7 @@ def _patch(args: argparse.Namespace) -> int:
     from .making.patch import make_patch, PatchRefused
     from .making.pr_description import LABEL
     from .making.tests_only import make_tests_patch
+    from .making.trees import checkout_commit
 
     tree = args.tree or installed_executorch_dir()
     if tree is None:
@@ -54,6 +55,11 @@ def _patch(args: argparse.Namespace) -> int:
                 proofs=load_proofs(args.proof) if args.proof else None,
                 releases=load_release_table(),
                 pick_of=args.pick_of,
+                here=(
+                    checkout_commit(Path(tree)),
+                    installed_version(),
+                    args.proof_from_elsewhere,
+                ),
             )
     except (PatchRefused, EvidenceError) as refusal:
         return refuse("patch", refusal)
@@ -68,7 +74,8 @@ def _patch(args: argparse.Namespace) -> int:
             f"note: {tree} has no Buck files (an installed package): the patch"
             " adds no pass_infra deps; make it from a checkout to include them"
         )
-    progress(f"label the PR: {LABEL}")
+    if not args.tests_only:  # --tests-only makes a comment and a commit, no PR
+        progress(f"label the PR: {LABEL}")
     return EXIT_OK
 
 
@@ -83,7 +90,8 @@ def _prove(args: argparse.Namespace) -> int:
         if args.record:
             data = load_proofs(Path(args.record))
         else:
-            proofs = prove(Path(args.checkout), args.ref or DEFAULT_REFS, progress)
+            say = timed_progress()  # each line with the seconds so far
+            proofs = prove(Path(args.checkout), args.ref or DEFAULT_REFS, say)
             data = [dataclasses.asdict(p) | {"ok": p.ok} for p in proofs]
     except (ProveRefused, EvidenceError) as refusal:
         return refuse("prove", refusal)

@@ -56,7 +56,15 @@ def add_patch_arguments(patch: argparse.ArgumentParser) -> None:
         "--proof",
         type=Path,
         metavar="PROVE.json",
-        help="quote the results of `prove --json` for this patch in the Test plan",
+        help="quote the results of `prove --json` for this patch in the Test plan;"
+        " taken only if made on the tree's own commit, over the ExecuTorch"
+        " installed here",
+    )
+    patch.add_argument(
+        "--proof-from-elsewhere",
+        action="store_true",
+        help="take a --proof made on another commit or over another ExecuTorch;"
+        " the Test plan then says how its run differs",
     )
 
 
@@ -71,6 +79,8 @@ def patch_misfit(args: argparse.Namespace, author: object) -> str:
         args.proof or {args.closed_unmerged, args.pick_of} - {None}
     ):
         return "--proof, --closed-unmerged and --pick-of are for the full patch"
+    if args.proof_from_elsewhere and not args.proof:
+        return "--proof-from-elsewhere goes with --proof"
     if args.for_pr is not None and not args.tests_only:
         return "--for-pr goes with --tests-only"
     if args.for_pr is not None and args.for_pr <= 0:

@@ -209,6 +209,11 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
             str(release_proof),
             "the proof is of release/1.4: a release branch's PR takes --pick-of",
         ],
+        "proof-from-elsewhere without a proof": [
+            *MAIN,
+            "--proof-from-elsewhere",
+            "--proof-from-elsewhere goes with --proof",
+        ],
         "for-pr without tests-only": [
             "--for-pr",
             "22310",
@@ -256,6 +261,7 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
         "closed-unmerged and pick-of",
         "pick-of not a change",
         "release proof without pick-of",
+        "proof-from-elsewhere without a proof",
         "for-pr without tests-only",
         "for-pr not a number",
         "proof missing",

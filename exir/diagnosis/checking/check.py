@@ -4,8 +4,9 @@ Three columns (see ``columns``), unpatched, with the backport, and unpatched
 with the program's constants folded first, lower the model through the
 partitioners at the same time. Without ``--model`` and ``--partitioner`` it
 is the issue's own case: the issue's graph and reduced model through Vulkan.
-``Checked.backport_ok`` is true when no step of the backport column failed
-(a step that could not run here, with no runtime, is "not run");
+``Checked.backport_ok`` is true when the backport column reached its last
+step and none failed (a step that could not run here, with no runtime, is
+"not run"): exit status 0 only for a program check lowered itself;
 ``BadInput`` is refused before any worker starts where it can be. The text
 report is 100 columns wide unless ``--full``.
 """
@@ -14,10 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from .columns import Column, diagnosis_lines, run_columns, table, WIDTH
-from .findings import FOLD_LINE, HOW_TO_USE, outputs_in_words, verdict, what_failed
-from .model_spec import BadModel, is_pt2, refuse_unknown_builtin, refuse_unreadable_pt2
+from ..loading.model_spec import BadModel, is_pt2, refuse_unknown_builtin
+from ..loading.pt2_file import refuse_unreadable_pt2
+from .columns import Column, run_columns
 from .partitioners import unknown, unusable_here
+from .text import (
+    diagnosis_lines,
+    FOLD_LINE,
+    HOW_TO_USE,
+    outputs_in_words,
+    table,
+    verdict,
+    what_failed,
+    WIDTH,
+)
 
 DEFAULT_MODEL = "builtin:issue-reduced"
 DEFAULT_PARTITIONER = "vulkan"
@@ -35,9 +46,11 @@ ISSUE_STEPS = {
     "lower": "Vulkan lowering",
     "to_executorch": ".pte",
 }
-# --json's layout: 2 added the folded column, "schema" and "exportpass_fix",
-# and made "ok" false for a step that did not run.
-SCHEMA = 2
+# --json's layout: 2 added the folded column, "schema", "exportpass_fix" and
+# "ok" false for a step not run; 3 a route's "runs" only where its .pte ran
+# and matched, "line" only where it unblocks, "unblocks", "is_22309" and each
+# trigger's "partitioner".
+SCHEMA = 3
 
 
 def tool_version() -> Optional[str]:
@@ -83,25 +96,33 @@ def first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict
             continue
         if record.get("run") in (None, run) and record["status"] == "failed":
             return {"failed": record["step"], **record}
-    if column.returncode != 0 and "run" not in column.steps(run):
-        return {"failed": "worker", "error": f"worker died: {column.stderr_tail}"}
+    if "run" not in column.steps(run):  # it ended before its last step
+        how = column.stderr_tail or f"exit status {column.returncode}"
+        return {"failed": "worker", "error": f"the column ended early: {how}"}
     return {"failed": None}
 
 
 def route(column: Column, run: int = 0) -> Dict[str, object]:
     """What a column that may get past the bug measured: whether it lowered
-    to a .pte, its size and how its outputs compare with eager."""
+    to a .pte and that .pte did not fail when run (``unblocks``), whether it
+    ran here and matched eager (``runs``), its size; ``line`` only where it
+    unblocks."""
     failed = first_failure(column, run, lowering_only=True)
     steps = column.steps(run)
     pte = steps.get("to_executorch", {})
     compared = steps.get("run", {})
+    lowers = pte.get("status") == "ok"
+    unblocks = lowers and compared.get("status") != "failed"
+    line = HOW_TO_USE if column.name == "backport" else FOLD_LINE
     return {
-        "lowers": pte.get("status") == "ok",
-        "runs": compared.get("status") != "failed",
+        "lowers": lowers,
+        "unblocks": unblocks,
+        "runs": compared.get("status") == "ok",
         "error": None if failed["failed"] is None else what_failed(failed),
+        "is_22309": bool(failed.get("is_22309")),
         "pte_bytes": pte.get("pte_bytes"),
         "outputs": outputs_in_words(compared),
-        "line": HOW_TO_USE if column.name == "backport" else FOLD_LINE,
+        "line": line if unblocks else None,
     }
 
 

@@ -2,33 +2,30 @@
 
 One ``worker`` process imports ExecuTorch once and forks a child per column
 (see ``worker``); its JSON lines, each naming its column, are read as they
-come, each shown as a progress line, and collected. ``table`` shows the
-columns side by side, cut to a terminal's width; ``diagnosis_lines`` the
-diagnosis under it, with ``where_lines`` naming the user's code.
+come, each shown as a progress line, and collected (``text`` prints them).
 """
 
+import contextlib
+import errno
 import json
 import os
+import select
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
-import textwrap
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
 from ...shared.installed import environ_without_hook
-from ...shared.report import text_table
 
 COLUMNS = ("unpatched", "backport", "folded")
-TITLES = {
-    "unpatched": "unpatched",
-    "backport": "with backport",
-    "folded": "folded, unpatched",
-}
-WIDTH = 100  # a terminal's columns; check --full gives every cell whole
 # The same hash seed in every column, so equal programs serialize to equal bytes.
 HASH_SEED = "0"
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+# How often the run looks whether the reader of its output has gone.
+CHECK_READER_SECONDS = 0.25
 
 
 @dataclass
@@ -44,9 +41,8 @@ class Column:
 
 
 # How a record's status (the worker's: ok, failed, not run) reads in a
-# progress line and in a table's cell.
+# progress line.
 PROGRESS_MARK = {"ok": "ok", "failed": "FAILED", "not run": "not run"}
-CELL_MARK = {"ok": "ok", "failed": "FAIL", "not run": "not run"}
 
 
 def _progress(column: str, record: Dict) -> str:
@@ -70,6 +66,51 @@ def _take(columns: Dict[str, Column], line: str, say: Callable[[str], None]) -> 
         say(_progress(targets[0].name, record))
 
 
+def end_with_parent() -> None:
+    """Where Linux allows it, this process is killed when its parent ends,
+    however that ends (a SIGKILL included): nothing check started outlives
+    it."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the group kill still holds
+        return
+    if os.getppid() == 1:  # the parent ended before prctl took effect
+        os._exit(1)
+
+
+def _reader_gone() -> bool:
+    """Whether stdout or stderr is a pipe whose reader has closed it."""
+    poller = select.poll()
+    for fd in (1, 2):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                poller.register(fd, 0)  # POLLERR is reported unasked
+        except OSError:
+            continue
+    return any(event & select.POLLERR for _, event in poller.poll(0))
+
+
+def _lines(process: subprocess.Popen) -> Iterator[str]:
+    """The worker's stdout, a line at a time; ``BrokenPipeError`` as soon as
+    whoever reads this process's output has gone."""
+    assert process.stdout is not None
+    fd, pending = process.stdout.fileno(), b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], CHECK_READER_SECONDS)
+        if _reader_gone():
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+        if not ready:
+            continue
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return
+        *done, pending = (pending + chunk).split(b"\n")
+        yield from (line.decode("utf-8", "replace") for line in done)
+
+
 def run_columns(
     job: Dict,
     say: Callable[[str], None],
@@ -79,7 +120,9 @@ def run_columns(
 ) -> Dict[str, Column]:
     """The columns ``names`` of ``job``, at once; ``say`` gets a line per
     step. ``python`` (another environment's interpreter) and ``env_extra``
-    (its ``PYTHONPATH``) are for ``releases``."""
+    (its ``PYTHONPATH``) are for ``releases``. Interrupted (a signal, a
+    closed pipe), it kills the worker's process group, the worker and every
+    child of it, before the interruption goes on."""
     columns = {name: Column(name) for name in names}
     # The start-up hook would fix the "unpatched" column behind our back.
     env = {**environ_without_hook(), **(env_extra or {})}
@@ -93,14 +136,21 @@ def run_columns(
             env=env,
             stdout=subprocess.PIPE,
             stderr=stderr_file,
-            text=True,
             cwd=os.getcwd(),
+            process_group=0,  # its own group: one kill ends it and its children
         )
-        assert process.stdout is not None
-        for line in process.stdout:
-            if line.startswith("{"):
-                _take(columns, line, say)
-        returncode = process.wait()
+        try:
+            for line in _lines(process):
+                if line.startswith("{"):
+                    _take(columns, line, say)
+            returncode = process.wait()
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise
+        finally:
+            process.stdout.close()  # type: ignore[union-attr]
         stderr_file.seek(0)
         lines = stderr_file.read().strip().splitlines()
     for column in columns.values():  # a column the worker never started
@@ -108,83 +158,3 @@ def run_columns(
             column.returncode = returncode
             column.stderr_tail = lines[-1] if lines else "no output"
     return columns
-
-
-def _cell(record: Optional[Dict]) -> str:
-    if record is None:
-        return "not run: an earlier step failed"
-    return f"{CELL_MARK[record['status']]}: {record['detail']}"
-
-
-def _fit(natural: List[int], available: int) -> List[int]:
-    """Column widths within ``available``: the widest is narrowed first."""
-    widths = list(natural)
-    while sum(widths) > available and max(widths) > 1:
-        widths[widths.index(max(widths))] -= 1
-    return widths
-
-
-def table(
-    columns: Dict[str, Column], rows: Dict[str, str], width: Optional[int] = WIDTH
-) -> str:
-    """The steps by column; long cells wrap to fit ``width`` (None: one line
-    a row, every cell whole)."""
-    body = []
-    for step, title in rows.items():
-        run = None if step in ("import", "issue repro") else 0
-        cells = [_cell(columns[c].steps(run).get(step)) for c in columns]
-        body.append([title, *cells])
-    header = ["step", *(TITLES[c] for c in columns)]
-    if width is None:
-        return text_table(header, body)
-    step_width = max(len(row[0]) for row in [header, *body])
-    natural = [max(len(row[i]) for row in body) for i in range(1, len(header))]
-    return text_table(
-        header,
-        body,
-        [step_width, *_fit(natural, width - step_width - 3 * len(natural))],
-    )
-
-
-def where_lines(where: Optional[Dict]) -> List[str]:
-    """The user's code behind a trigger: per source, its module and place
-    (a path under the current directory shown relative), then its line."""
-    if where is None:
-        return []
-    lines = [f"  where in your code: {where['note'] or ''}".rstrip()]
-    for source in where["sources"]:
-        module = source.get("module", "(no module)")
-        lines.append(f"    {module} ({source.get('module_class', '?')})")
-        if "file" in source:
-            path = Path(source["file"])
-            if path.is_relative_to(Path.cwd()):
-                path = path.relative_to(Path.cwd())
-            lines[-1] += f" {path}:{source['line']}:"
-            lines.append(f"      {source['code']}")
-    if where["unlocated"] and where["sources"]:
-        lines.append(f"    no metadata: {', '.join(where['unlocated'])}")
-    return lines
-
-
-def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
-    """The diagnosis in lines, wrapped to ``width`` (None: not wrapped)."""
-    lines = [
-        f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
-    ]
-    if diagnosis["blamed_pass"]:
-        lines.append(
-            f"the pass manager blames: {diagnosis['blamed_pass']} (misleading)"
-        )
-    for trigger in diagnosis["trigger_submodules"]:
-        lines.append(f"trigger-shaped delegate {trigger['name']}:")
-        lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
-        lines.append(f"  ops: {', '.join(trigger['ops'])}")
-        lines += where_lines(trigger.get("where"))
-    lines += f"verdict: {diagnosis['verdict']}".splitlines()
-    if width is None:
-        return lines
-    return [
-        wrapped
-        for line in lines
-        for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")
-    ]

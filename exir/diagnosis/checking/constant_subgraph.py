@@ -1,12 +1,15 @@
 """The input-independent subgraph: where the user's code computes it, and
 the issue's reduced model lowered through a test partitioner.
 
-``where(nodes)`` names the code behind a trigger-shaped delegate's ops, from
-the metadata ``torch.export`` gives each node (and ``torch.export.save`` and
-``load`` keep): the module path and class (``nn_module_stack``) and the
-innermost user frame (``stack_trace``), deduplicated, in graph order. Frames
-inside torch, executorch and this tool are not the user's; this project's
-own models (``builtin:``) count as user code.
+``where(nodes, origins)`` names the code behind a trigger-shaped delegate's
+ops, from the metadata ``torch.export`` gives each node (and
+``torch.export.save`` and ``load`` keep): the module path and class
+(``nn_module_stack``) and the innermost user frame (``stack_trace``),
+deduplicated, in graph order. Frames inside torch, executorch and this tool,
+and code torch.fx generated, are not the user's; a node inlined from the
+body of a higher-order op (``torch.no_grad`` in ``forward``) is read from
+that body in the exported program (``nested_traces``). This project's own
+models (``builtin:``) count as user code.
 
 The test partitioner involves no backend of ExecuTorch's: every node that
 depends on no user input is delegated, with its constants, to a backend
@@ -97,6 +100,8 @@ def _tool_dirs() -> List[Path]:
 
 
 def _user_frame(path: str, tool_dirs: List[Path]) -> bool:
+    if path.startswith("<"):  # generated code (<eval_with_key>.N), no file
+        return False
     resolved = Path(path).resolve()
     if any(resolved == m or m in resolved.parents for m in OWN_MODELS):
         return True
@@ -123,15 +128,55 @@ def _module(node: torch.fx.Node) -> Optional[Dict[str, str]]:
     return {"module": path or "(top-level module)", "module_class": kind}
 
 
-def where(nodes: List[torch.fx.Node]) -> Dict[str, object]:
+# The frame of code torch.fx generated, and the node its line assigns.
+GENERATED = re.compile(r'File "<[^"]*", line \d+, in \S+\n\s*(\w+) = ')
+
+
+def nested_traces(program: "ExportedProgram") -> Dict[str, Dict[str, str]]:
+    """The stack traces of the nodes in the bodies of a program's higher-order
+    ops (``torch.no_grad`` in ``forward`` makes one), by the name of the op
+    that calls the body, then by node name: lowering inlines a body, and its
+    nodes then carry only the frame of the code torch.fx generated for it."""
+    modules = dict(program.graph_module.named_modules())
+    found: Dict[str, Dict[str, str]] = {}
+    for node in program.graph.nodes:
+        for arg in node.args:
+            body = modules.get(str(getattr(arg, "target", "")))
+            if getattr(arg, "op", None) == "get_attr" and body is not None:
+                graph = getattr(body, "graph", None)
+                traces = {n.name: n.meta.get("stack_trace") or "" for n in graph.nodes}
+                found.setdefault(node.name, {}).update(traces)
+    return found
+
+
+def _trace(node: torch.fx.Node, origins: Dict[str, Dict[str, str]]) -> str:
+    """The node's stack trace; for a node inlined from a body, its trace
+    there (the body found by the op the node came from, else by its name
+    where only one body has it)."""
+    trace = node.meta.get("stack_trace") or ""
+    generated = GENERATED.search(trace)
+    if generated is None:
+        return trace
+    name = generated.group(1)
+    callers = [getattr(s, "name", None) for s in node.meta.get("from_node") or []]
+    found = [origins[c][name] for c in callers if name in origins.get(c, {})]
+    if not found:
+        found = [body[name] for body in origins.values() if name in body]
+    return found[0] if len(set(found)) == 1 else trace
+
+
+def where(
+    nodes: List[torch.fx.Node], origins: Dict[str, Dict[str, str]]
+) -> Dict[str, object]:
     """The user's code behind ``nodes``: ``sources``, one a distinct module and
     innermost user frame (``callers``: its outer user frames), ``unlocated``
-    the ops with neither, and ``note`` when there is nothing to name."""
+    the ops with neither, and ``note`` when there is nothing to name.
+    ``origins``: ``nested_traces`` of the program the nodes were lowered from."""
     tool_dirs = _tool_dirs()
     sources: Dict[tuple, Dict[str, object]] = {}
     unlocated = []
     for node in nodes:
-        frames = _frames(node.meta.get("stack_trace") or "", tool_dirs)
+        frames = _frames(_trace(node, origins), tool_dirs)
         module = _module(node)
         if module is None and not frames:
             unlocated.append(node.name)

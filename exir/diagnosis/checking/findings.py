@@ -3,38 +3,21 @@
 ``failure`` reads an exception chain: the innermost error, whether the
 fake-mode assertion of #22309 is in it, and the pass the pass manager's
 outer message blames. ``trigger_delegates`` (of a lowered program) and
-``partition_triggers`` (of a partitioner's result) find the delegated
-subgraphs with the trigger shape: at least one input, each a lifted
-constant or a value that carries its constant. ``verdict`` turns the three
-columns into the verdict: the routes that were measured.
+``partition_triggers`` (of a partitioner's result, noted as
+``recording_triggers`` lowers) find the delegated subgraphs with the
+trigger shape: at least one input, each a lifted constant or a value that
+carries its constant; ``named`` names the partitioner of each.
 """
 
 import re
 from typing import Dict, List, Optional, TYPE_CHECKING
 
-from ...shared.installed import installed_version
 
 if TYPE_CHECKING:  # check's parent process imports this module, not torch
     import torch
 
 FAKE_MODE_MISMATCH = re.compile(r"fake mode .* doesn't match mode")
-# Measured (docs/check.md): on 1.0.0 a folded DETR-style program reached a
-# .pte that failed when run, where the other columns ran and matched eager.
-FOLDED_ON_10X = (
-    "  on 1.0.x a folded .pte has failed when run (docs/check.md):"
-    " run it on the device before trusting it"
-)
-NOT_COMPARED = "outputs not compared"
 BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
-# What the folded column adds to a user's script, before lowering.
-FOLD_LINE = (
-    "from executorch.exir.passes.constant_prop_pass import constant_prop_pass;"
-    " ep = constant_prop_pass(ep)"
-)
-HOW_TO_USE = (
-    "call exportpass_fix.apply() before to_edge_transform_and_lower(...),"
-    " or run your script with EXPORTPASS_FIX=1"
-)
 
 
 def _chain(error: BaseException) -> List[BaseException]:
@@ -77,44 +60,50 @@ def _constant_like(node: "torch.fx.Node", user_inputs: set) -> bool:
     return getattr(node.meta.get("val"), "constant", None) is not None
 
 
-def _described(name: str, inputs: List[str], ops: List["torch.fx.Node"]) -> Dict:
-    """A trigger-shaped subgraph as check reports it, with where its ops are."""
+def _described(
+    name: str, inputs: List[str], ops: List["torch.fx.Node"], origins: Dict
+) -> Dict:
+    """A trigger-shaped subgraph as check reports it, with where its ops are
+    (``origins``: ``constant_subgraph.nested_traces`` of the program)."""
     from .constant_subgraph import where
 
     return {
         "name": name,
         "placeholders": inputs,
         "ops": [n.name for n in ops],
-        "where": where(ops),
+        "where": where(ops, origins),
     }
 
 
-def _trigger(name: str, graph: "torch.fx.Graph", user_inputs: set) -> Optional[Dict]:
+def _trigger(
+    name: str, graph: "torch.fx.Graph", user_inputs: set, origins: Dict
+) -> Optional[Dict]:
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     if not placeholders or not all(
         _constant_like(n, user_inputs) for n in placeholders
     ):
         return None
     ops = [n for n in graph.nodes if n.op == "call_function"]
-    return _described(name, [n.name for n in placeholders], ops)
+    return _described(name, [n.name for n in placeholders], ops, origins)
 
 
-def trigger_delegates(program: "torch.export.ExportedProgram") -> List[Dict]:
+def trigger_delegates(
+    program: "torch.export.ExportedProgram", origins: Dict
+) -> List[Dict]:
     """The lowered submodules whose placeholders are all constants."""
     from executorch.exir.lowered_backend_module import get_lowered_submodules
 
     found = []
     for name, lowered, _ in get_lowered_submodules(program.graph_module):
         original = lowered.original_module
-        trigger = _trigger(
-            name, original.graph, set(original.graph_signature.user_inputs)
-        )
+        user_inputs = set(original.graph_signature.user_inputs)
+        trigger = _trigger(name, original.graph, user_inputs, origins)
         if trigger is not None:
             found.append({**trigger, "backend": lowered.backend_id})
     return found
 
 
-def partition_triggers(result: object) -> List[Dict]:
+def partition_triggers(result: object, origins: Dict) -> List[Dict]:
     """A partitioner's result, as it tagged the program it was given: the
     partitions that are trigger-shaped, by the inputs that feed their nodes.
     Read when the partitioner returns, before lowering moves the nodes."""
@@ -129,75 +118,39 @@ def partition_triggers(result: object) -> List[Dict]:
         names = sorted(a.name for a in inputs)
         if names and all(_constant_like(a, user_inputs) for a in inputs):
             ops = [n for n in members if n.op == "call_function"]
-            found.append(_described(tag, names, ops))
+            found.append(_described(tag, names, ops, origins))
     return found
 
 
-def what_failed(failed: Dict) -> str:
-    """A failed step in words: its innermost error, else its detail."""
-    return str(failed.get("error") or failed.get("detail") or failed["failed"])
+def recording_triggers(
+    name: str,
+    partitioner: object,
+    found: Dict[str, List],
+    backends: Dict[str, str],
+    origins: Dict,
+) -> object:
+    """``partitioner`` (``name`` as the user named it), this instance only,
+    noting the trigger-shaped partitions of each program it tags, so that a
+    lowering that fails later still tells them without partitioning again,
+    and ``backends``: each backend it delegates to, to its name."""
+    partition = partitioner.partition  # type: ignore[attr-defined]
+
+    def noted(program: object) -> object:
+        result = partition(program)
+        for spec in result.partition_tags.values():
+            backends[spec.backend_id] = name
+        try:
+            triggers = partition_triggers(result, origins)
+        except Exception:  # the diagnosis is no reason to fail the lowering
+            triggers = []
+        found[name] = [{**t, "partitioner": name} for t in triggers]
+        return result
+
+    partitioner.partition = noted  # type: ignore[attr-defined]
+    return partitioner
 
 
-def outputs_in_words(run: Dict) -> Optional[str]:
-    """What a column's run step found: outputs against eager, or why none."""
-    if not run:
-        return None
-    if run["status"] == "not run":
-        return f"{NOT_COMPARED}: {run['detail']}"
-    if run["status"] == "ok":
-        return f"outputs match eager: {run['detail']}"
-    if run.get("max_abs_error") is not None:
-        return f"outputs miss the tolerance: {run['detail']}"
-    return f"its .pte fails when run: {run['detail']}"
-
-
-def _cost(route: Dict) -> str:
-    outputs = route.get("outputs")
-    return f".pte {route['pte_bytes']} bytes" + (f", {outputs}" if outputs else "")
-
-
-def _routes(backport: Dict, folded: Dict) -> str:
-    """Each way past a lowering that fails unpatched, as measured: a line
-    each, the line to add with it."""
-    said = ["blocked by #22309; each way past it, as measured on this program:"]
-    if backport.get("lowers") and not backport.get("runs", True):
-        said.append(f"- the backport lets it lower, but {_cost(backport)}")
-    elif backport.get("lowers"):
-        said.append(f"- the backport unblocks it ({_cost(backport)}): {HOW_TO_USE}")
-    else:
-        said.append(f"- the backport does not make it lower: {backport.get('error')}")
-    if folded.get("lowers") and not folded.get("runs", True):
-        said.append(f"- folding its constants lets it lower, but {_cost(folded)}")
-    elif folded.get("lowers"):
-        said.append(
-            "- folding its constants unblocks it, patching nothing"
-            f" ({_cost(folded)}): before to_edge_transform_and_lower, {folded['line']}"
-        )
-        unseen = str(folded.get("outputs", "")).startswith(NOT_COMPARED)
-        if unseen and installed_version().startswith("1.0."):
-            said.append(FOLDED_ON_10X)
-    elif folded:
-        said.append(
-            f"- folding its constants does not unblock it: {folded.get('error')}"
-        )
-    return "\n".join(said)
-
-
-def verdict(unpatched: Dict, backport: Dict, folded: Dict) -> str:
-    """One line from the unpatched column's first failing step (``failed``
-    None if all ok) and the routes of the other two (``lowers``, ``error``,
-    ``pte_bytes``, ``outputs``, ``line``; folded empty if not run)."""
-    if unpatched.get("failed") is None:
-        return "not affected by #22309 (lowers unpatched)"
-    if unpatched["failed"] == "run":
-        return "not affected by #22309 (lowers unpatched), but its " + (
-            outputs_in_words(unpatched) or ""
-        ).replace("its .pte", ".pte", 1)
-    if unpatched.get("is_22309"):
-        return _routes(backport, folded)
-    if backport.get("lowers"):
-        return (
-            "lowers only with the backport, though the unpatched error is not"
-            f" #22309's: {what_failed(unpatched)}"
-        )
-    return f"fails for another reason, not #22309: {what_failed(unpatched)}"
+def named(triggers: List[Dict], backends: Dict[str, str]) -> List[Dict]:
+    """Each lowered trigger with the partitioner that made it, as the user
+    named it, beside the backend it delegates to (WebGPU's is Vulkan's)."""
+    return [{**t, "partitioner": backends.get(t["backend"])} for t in triggers]

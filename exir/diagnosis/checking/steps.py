@@ -18,8 +18,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 import torch
 
 from ...shared.report import EXIT_REFUSED
-from .findings import failure, partition_triggers, trigger_delegates
-from .model_spec import BadModel, load_model, Model
+from ..loading.model_spec import BadModel, load_model, Model
+from .findings import failure, named, recording_triggers, trigger_delegates
 from .partitioners import construct, PARTITIONERS
 
 
@@ -93,41 +93,30 @@ def _fold(program: "torch.export.ExportedProgram") -> Tuple[object, str]:
     return constant_prop_pass(program), "folded, "
 
 
-def _recording_triggers(partitioner: object, found: Dict[int, List]) -> object:
-    """``partitioner``, this instance only, noting the trigger-shaped
-    partitions of each program it tags, so that a lowering that fails later
-    still tells them without partitioning again."""
-    partition = partitioner.partition  # type: ignore[attr-defined]
-
-    def noted(program: object) -> object:
-        result = partition(program)
-        try:
-            found[id(partitioner)] = partition_triggers(result)
-        except Exception:  # the diagnosis is no reason to fail the lowering
-            found[id(partitioner)] = []
-        return result
-
-    partitioner.partition = noted  # type: ignore[attr-defined]
-    return partitioner
-
-
 def _lower(model: Model, names: List[str], fold: bool) -> Outcome:
     from executorch.exir import to_edge_transform_and_lower
+
+    from .constant_subgraph import nested_traces
 
     program, folded = model.program, ""
     if fold:
         program, folded = _fold(program)
-    found: Dict[int, List] = {}
-    partitioners = [_recording_triggers(construct(n), found) for n in names]
+    found: Dict[str, List] = {}
+    backends: Dict[str, str] = {}
+    origins = nested_traces(model.program)
+    partitioners = [
+        recording_triggers(n, construct(n), found, backends, origins) for n in names
+    ]
     try:
         edge = to_edge_transform_and_lower(program, partitioner=partitioners)
     except Exception as error:
-        triggers = [t for noted in found.values() for t in noted]
+        triggers = [t for n in names for t in found.get(n, [])]
         error.diagnosis = {"triggers": triggers}  # type: ignore[attr-defined]
         raise
     graph = edge.exported_program().graph
     count = sum(1 for n in graph.nodes if "executorch_call_delegate" in str(n.target))
-    data = {"delegates": count, "triggers": trigger_delegates(edge.exported_program())}
+    triggers = trigger_delegates(edge.exported_program(), origins)
+    data = {"delegates": count, "triggers": named(triggers, backends)}
     return edge, True, f"{folded}{count} delegate(s)", data
 
 

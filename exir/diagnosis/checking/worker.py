@@ -14,8 +14,12 @@ child. A child that crashes, hangs (killed after ``timeout`` seconds) or
 changes a global (the backport) alters no other: a fork shares nothing
 written after it. Bad input: one line ``{"bad_input": ...}``, exit status 2.
 
-Fork safety: this process runs no tensor operation before it forks (the
-check of user-given models runs in a child of its own, before the import):
+Before the import, the user-given models are loaded once in a child of
+their own (``loading.preflight``): what cannot be checked is refused there.
+Every child is killed when this process ends, and this process when
+``check`` does (``columns.end_with_parent``).
+
+Fork safety: this process runs no tensor operation before it forks:
 a child of a process whose OpenMP pool has run would hang in its first
 parallel region.
 """
@@ -33,7 +37,8 @@ from typing import Callable, Dict, List
 import torch
 
 from ...shared.report import EXIT_REFUSED
-from .model_spec import BadModel, load_model
+from ..loading import preflight
+from .columns import end_with_parent
 from .partitioners import construct, Unavailable
 from .steps import emit, run_one, share_pattern_graphs, timed
 
@@ -55,6 +60,7 @@ def _in_child(body: Callable[[], None], stderr_fd: int) -> int:
         return pid, read_end  # type: ignore[return-value]
     code = 1
     try:
+        end_with_parent()
         os.close(read_end)
         os.dup2(write_end, 1)
         os.dup2(stderr_fd, 2)
@@ -70,19 +76,6 @@ def _in_child(body: Callable[[], None], stderr_fd: int) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
-
-
-def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
-    """Load each user-given model once, before the long imports, so bad input
-    is refused in seconds; a model whose export fails is reported later."""
-    for spec in dict.fromkeys(s for s in specs if not s.startswith("builtin:")):
-        try:
-            load_model(spec, **tolerance)
-        except BadModel as bad:
-            emit(bad_input=str(bad))
-            sys.exit(EXIT_REFUSED)
-        except Exception:  # the model's own failure: its run reports it
-            pass
 
 
 def _column(name: str, job: Dict) -> None:
@@ -130,12 +123,6 @@ def _column(name: str, job: Dict) -> None:
         run_one(index, run["model"], run["partitioners"], tolerance, fold)
 
 
-def _why(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
-    return f"exit status {os.WEXITSTATUS(status)}"
-
-
 def _relay(children: Dict[str, tuple], timeout: float) -> None:
     """Each child's lines with its column, until every pipe ends or time is
     up; then each child's end (a child still running is killed)."""
@@ -151,9 +138,8 @@ def _relay(children: Dict[str, tuple], timeout: float) -> None:
                 os.close(key.fd)
             *lines, key.data[1] = (key.data[1] + chunk).split(b"\n")
             for line in lines:
-                if line.startswith(b"{"):
-                    record = {"column": key.data[0], **json.loads(line)}
-                    print(json.dumps(record), flush=True)
+                for record in preflight.records(line.decode("utf-8", "replace")):
+                    print(json.dumps({"column": key.data[0], **record}), flush=True)
     timed_out = {key.data[0] for key in selector.get_map().values()}
     for name, (pid, _, stderr_file) in children.items():
         if name in timed_out:
@@ -168,7 +154,7 @@ def _relay(children: Dict[str, tuple], timeout: float) -> None:
                 {
                     "column": name,
                     "exit": exit_status,
-                    "why": why or _why(status),
+                    "why": why or preflight.ended(status),
                     "stderr_tail": lines[-1] if lines else "no output",
                 }
             ),
@@ -176,17 +162,30 @@ def _relay(children: Dict[str, tuple], timeout: float) -> None:
         )
 
 
-def main(job: Dict) -> None:
-    specs = [run["model"] for run in job["runs"]]
-    with tempfile.TemporaryFile() as refusal_stderr:
+def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
+    """Load each user-given model once, in a child, before the long imports,
+    so bad input is refused in seconds, whatever the user's code does."""
+    with tempfile.TemporaryFile() as stderr_file:
         pid, read_end = _in_child(
-            lambda: _refuse_bad_models(specs, job.get("tolerance", {})),
-            refusal_stderr.fileno(),
+            lambda: preflight.load_each(specs, tolerance), stderr_file.fileno()
         )
-        with os.fdopen(read_end) as lines:
-            sys.stdout.write(lines.read())
-        if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == EXIT_REFUSED:
-            sys.exit(EXIT_REFUSED)
+        with os.fdopen(read_end, errors="replace") as lines:
+            output = lines.read()
+        status = os.waitpid(pid, 0)[1]
+        stderr_file.seek(0)
+        stderr = stderr_file.read().decode("utf-8", "replace")
+    refusal = preflight.refusal(specs, output, status, stderr)
+    if refusal is not None:
+        emit(bad_input=refusal)
+        sys.exit(EXIT_REFUSED)
+
+
+def main(job: Dict) -> None:
+    end_with_parent()
+    specs = [run["model"] for run in job["runs"]]
+    specs = list(dict.fromkeys(s for s in specs if not s.startswith("builtin:")))
+    if specs:
+        _refuse_bad_models(specs, job.get("tolerance", {}))
     import executorch.exir  # noqa: F401 (the import the user's script pays)
 
     for name in dict.fromkeys(n for run in job["runs"] for n in run["partitioners"]):

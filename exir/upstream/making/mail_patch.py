@@ -96,6 +96,21 @@ def patch_file_name(subject: str) -> str:
     return f"0001-{slug.strip('-')}.patch"
 
 
+def unwritable(out_dir: Path) -> str:
+    """Why a patch cannot be written into ``out_dir``, or ''."""
+    if out_dir.exists() and not out_dir.is_dir():
+        return f"output directory {out_dir} is not a directory"
+    if not out_dir.is_dir():
+        return f"output directory {out_dir} does not exist"
+    try:
+        probe_fd, probe = tempfile.mkstemp(dir=out_dir, prefix=".probe-")
+    except OSError as error:
+        return f"output directory {out_dir} is not writable: {error.strerror}"
+    os.close(probe_fd)
+    os.unlink(probe)
+    return ""
+
+
 def write_patch(
     out_dir: Path,
     changes: List[FileChange],

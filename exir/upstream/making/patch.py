@@ -8,10 +8,8 @@ and writes the difference as one mail-formatted patch.
 """
 
 import ast
-import os
-import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ...shared.fix_source import (
     PASS_BASE,
@@ -32,9 +30,9 @@ from ...shared.known_calls import (
 from ...shared.source_spans import method_span
 
 from .buck_deps import BuckDepsError, with_test_deps
-from .evidence import EvidenceError, proof_of
+from .evidence import proof_of
 from .import_merge import import_block, ImportMergeError, merge_imports
-from .mail_patch import FileChange, patch_digest, write_patch
+from .mail_patch import FileChange, patch_digest, unwritable, write_patch
 from .pr_description import commit_message, SUBJECT
 
 
@@ -138,18 +136,29 @@ def planned_changes(tree: Path) -> List[FileChange]:
 
 
 def check_writable(out_dir: Path) -> None:
-    if out_dir.exists() and not out_dir.is_dir():
-        raise PatchRefused(f"output directory {out_dir} is not a directory")
-    if not out_dir.is_dir():
-        raise PatchRefused(f"output directory {out_dir} does not exist")
-    try:
-        probe_fd, probe = tempfile.mkstemp(dir=out_dir, prefix=".probe-")
-    except OSError as error:
-        raise PatchRefused(
-            f"output directory {out_dir} is not writable: {error.strerror}"
-        ) from None
-    os.close(probe_fd)
-    os.unlink(probe)
+    problem = unwritable(out_dir)
+    if problem:
+        raise PatchRefused(problem)
+
+
+def proof_made_elsewhere(
+    proof: Dict[str, object], commit: Optional[str], installed: Optional[str]
+) -> List[str]:
+    """How the run of ``proof`` differs from this patch's tree at ``commit``
+    (None: no checkout's root) with ExecuTorch ``installed``; [] if none."""
+    made_on, env = str(proof["commit"]), dict(proof["environment"])  # type: ignore
+    differs = []
+    if commit != made_on:
+        at = f"at {commit[:12]}" if commit else "no git checkout's root"
+        differs.append(
+            f"the proof was made on {proof['ref']} at {made_on[:12]}, the tree is {at}"
+        )
+    if env.get("executorch") != installed:
+        differs.append(
+            f"the proof ran over ExecuTorch {env.get('executorch')},"
+            f" {installed or 'none'} is installed here"
+        )
+    return differs
 
 
 def make_patch(
@@ -161,31 +170,36 @@ def make_patch(
     proofs: Optional[List[Dict[str, object]]] = None,
     releases: Optional[Dict[str, object]] = None,
     pick_of: Optional[str] = None,
+    here: Optional[Tuple[Optional[str], Optional[str], bool]] = None,
 ) -> Path:
     """Write the patch for ``tree`` into ``out_dir`` and return its path.
 
     With ``proofs`` (``prove --json``), the Test plan quotes the proof of
     this very patch; ``releases`` (the release table) gives the range of
     releases measured; ``pick_of``: the landed change a release branch's
-    PR picks (None: main's standalone PR). Raises ``PatchRefused`` before writing anything when the tree
+    PR picks (None: main's standalone PR). Raises ``PatchRefused`` before
+    writing anything when the tree
     lacks the files, already has the fix, has a ``call`` the patch does not
     know or build files without what the tests need, when no proof is of
-    this patch, or when ``out_dir`` cannot be written.
+    this patch (``EvidenceError``), made elsewhere than ``here`` (the tree's commit, the
+    installed ExecuTorch, and whether that is meant: then the body says so),
+    or when ``out_dir`` cannot be written.
     """
     changes = planned_changes(tree)
-    try:
-        proof = (
-            proof_of(proofs, patch_digest(changes), "the proof")
-            if proofs is not None
-            else None
-        )
-    except EvidenceError as error:
-        raise PatchRefused(str(error)) from None
+    digest = patch_digest(changes)
+    proof = proof_of(proofs, digest, "the proof") if proofs is not None else None
     if proof is not None and str(proof["ref"]).startswith("release/") != bool(pick_of):
         raise PatchRefused(
             f"the proof is of {proof['ref']}: a release branch's PR takes"
             " --pick-of, main's takes --closed-unmerged"
         )
+    elsewhere = proof_made_elsewhere(proof, *here[:2]) if proof and here else []
+    if elsewhere and here and not here[2]:
+        raise PatchRefused(
+            "; ".join(elsewhere) + ": make the proof on this tree's commit, and"
+            " the patch with the ExecuTorch it ran over installed, or pass"
+            " --proof-from-elsewhere to quote it as made elsewhere"
+        )
     check_writable(out_dir)
-    message = commit_message(co_authors, proof, releases, pick_of)
+    message = commit_message(co_authors, proof, releases, pick_of, elsewhere)
     return write_patch(out_dir, changes, author, SUBJECT, message, date)

@@ -79,9 +79,10 @@ def _setup(env: Dict[str, str]) -> str:
     )
 
 
-def measured_test_plan(proof: Dict[str, object]) -> str:
+def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) -> str:
     """The Test plan of one ref of ``prove --json``: each upstream command
-    and what it printed, each saying what it is compared with."""
+    and what it printed, each saying what it is compared with; ``elsewhere``:
+    how the proof's run differs from where this patch was made."""
     env = proof["environment"]
     assert isinstance(env, dict) and isinstance(proof["steps"], list)
     data = {step["name"]: step["data"] for step in proof["steps"]}
@@ -109,6 +110,8 @@ def measured_test_plan(proof: Dict[str, object]) -> str:
             ),
             fill(f"- {lint}", "  "),
         ]
+        + [fill(f"Quoted from that run, not made here: {'; '.join(elsewhere)}.")]
+        * bool(elsewhere)
     )
 
 
@@ -156,12 +159,14 @@ def commit_message(
     proof: Optional[Dict[str, object]] = None,
     releases: Optional[Dict[str, object]] = None,
     pick_of: Optional[str] = None,
+    elsewhere: Sequence[str] = (),
 ) -> str:
     """The body that follows the Subject: line, trailers included: main's
     standalone PR (``pick_of`` None: made only once #22310 is closed
     unmerged, which the user states), or a release branch's pick of the
     landed change ``pick_of``. ``releases``: the release table
-    (``release_table.load()``), whose measured releases the summary names."""
+    (``release_table.load()``), whose measured releases the summary names;
+    ``elsewhere``: how the proof's run differs from where the patch is made."""
     measured = ""
     if releases:
         count, first, last = bitten_count(releases)
@@ -175,7 +180,9 @@ def commit_message(
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         summary=fill(f"{opening}{measured} {WHO}"),
         cause=fill(CAUSE) + credit,
-        test_plan=measured_test_plan(proof) if proof else commands_test_plan(),
+        test_plan=(
+            measured_test_plan(proof, elsewhere) if proof else commands_test_plan()
+        ),
     )
     return with_trailers(body, co_authors)
 

@@ -170,3 +170,17 @@ def environment(pytest_version: str) -> Dict[str, str]:
         "torchvision": torchvision,
         "executorch": installed_version(),
     }
+
+
+def checkout_commit(tree: Path) -> Optional[str]:
+    """The commit checked out at ``tree`` when it is the root of a git work
+    tree, else None (an installed package, an unpacked archive)."""
+    done = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--show-toplevel", "HEAD"],
+        capture_output=True,
+        text=True,
+    )
+    found = done.stdout.split()
+    if done.returncode != 0 or len(found) != 2:
+        return None
+    return found[1] if Path(found[0]).resolve() == tree.resolve() else None

@@ -12,7 +12,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Set
+from typing import Callable, List, Set
 
 from ..making.trees import PytestRun, run_pytest
 
@@ -46,10 +46,22 @@ def ignored_under_exir(pytest_ini: str) -> List[str]:
     return [f"{option}=executorch/{path}" for option, path in found]
 
 
-def _run_suite(tree: Path, ignores: List[str], pytest_path: str) -> PytestRun:
-    return run_pytest(
+def _run_suite(
+    tree: Path,
+    ignores: List[str],
+    pytest_path: str,
+    say: Callable[[str], None],
+    prefix: str,
+) -> PytestRun:
+    say(f"{prefix}pytest exir/tests in {tree.name}: started")
+    run = run_pytest(
         tree, SUITE, SUITE_ARGS + ignores, timeout=1500, pytest_path=pytest_path
     )
+    say(
+        f"{prefix}pytest exir/tests in {tree.name}: {len(run.passed)} passed,"
+        f" {len(run.failed)} failed/errored"
+    )
+    return run
 
 
 def node_id(tree: Path, test_id: str) -> str:
@@ -64,19 +76,28 @@ def node_id(tree: Path, test_id: str) -> str:
 
 
 def run_differential(
-    unpatched_tree: Path, patched_tree: Path, ignores: List[str], pytest_path: str
+    unpatched_tree: Path,
+    patched_tree: Path,
+    ignores: List[str],
+    pytest_path: str,
+    say: Callable[[str], None] = lambda line: None,
+    prefix: str = "",
 ) -> Differential:
     """Both trees' suites at once, under the pytest in ``pytest_path`` ('':
-    this environment's); each new failure run again alone."""
+    this environment's); each new failure run again alone. ``say`` gets a
+    line, starting ``prefix``, as each pytest run starts and ends."""
     with ThreadPoolExecutor(max_workers=2) as pool:
         unpatched, patched = pool.map(
-            lambda tree: _run_suite(tree, ignores, pytest_path),
+            lambda tree: _run_suite(tree, ignores, pytest_path, say, prefix),
             [unpatched_tree, patched_tree],
         )
     new_failures = patched.failed - unpatched.failed
     flaky: Set[str] = set()
     if new_failures:
         ids = sorted(new_failures)
+        say(
+            f"{prefix}pytest: the {len(ids)} new failure(s) in {patched_tree.name} again"
+        )
         rerun = run_pytest(
             patched_tree,
             [],

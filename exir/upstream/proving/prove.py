@@ -1,11 +1,11 @@
 """``python -m exportpass_fix prove``: the patch on upstream's own source.
 
 For each ref of an ExecuTorch git checkout (a work tree or a bare mirror):
-that ref's ``exir/`` laid over the installed package (see ``trees``; its
-``exir/tests`` only the ref's), the patch made for it and applied with ``git
-am``, then the whole ``test_pass_infra.py`` without and with the fix, and
-the ``exir/tests`` differential (patched failures within unpatched ones),
-under a pytest that satisfies the ref's pin (installed if need be).
+its ``exir/`` over the installed package (``trees``; ``exir/tests`` only the
+ref's), the patch made for it applied with ``git am``, the whole
+``test_pass_infra.py`` without and with the fix, and the ``exir/tests``
+differential, under a pytest that satisfies the ref's pin; a line on
+``say`` per step and per pytest run.
 """
 
 import os
@@ -143,6 +143,7 @@ def prove_ref(
     # The whole file each time: the new tests kept, the fix reverted; then
     # the whole patch.
     for tree, side in ((unfixed, "without"), (fixed, "with")):
+        say(f"[{ref}] pytest {TEST_PASS_INFRA} {side} the fix: started")
         run = run_pytest(tree, [TEST_PASS_INFRA], pytest_path=prepared.pytest.path)
         failed = _short(run.failed)
         holds = fails_as_unfixed(set(failed)) if side == "without" else not failed
@@ -156,10 +157,9 @@ def prove_ref(
             )
         )
     step(_static_checks(prepared, work / "unpatched", fixed, work))
-    say(f"[{ref}] exir/tests unpatched and patched, side by side (minutes) ...")
     ignores = ignored_under_exir(prepared.configs.get("pytest.ini", ""))
     differential = run_differential(
-        work / "unpatched", fixed, ignores, prepared.pytest.path
+        work / "unpatched", fixed, ignores, prepared.pytest.path, say, f"[{ref}] "
     )
     counts = {
         side: {"passed": len(run.passed), "failed": len(run.failed)}

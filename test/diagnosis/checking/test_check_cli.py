@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from exportpass_fix.diagnosis.checking.model_spec import BUILTIN_MODELS
 from exportpass_fix.diagnosis.checking.partitioners import PARTITIONERS, why_not
+from exportpass_fix.diagnosis.loading.model_spec import BUILTIN_MODELS
 from exportpass_fix.diagnosis.models.catalog import build, MODELS
 from exportpass_fix.shared.installed import installed_version
 
@@ -242,7 +242,10 @@ def _bad_inputs(tmp_path: Path) -> dict:
         "no example inputs": (["--model", str(bare)], "torch.export.save(ep"),
         "not importable": (["--model", "no_such_module:x"], "cannot import"),
         "no attribute": (["--model", "wrong:missing"], "has no attribute 'missing'"),
-        "wrong type": (["--model", "wrong:answer"], "is a int, not an ExportedProgram"),
+        "wrong type": (
+            ["--model", "wrong:answer"],
+            "is an int, not an ExportedProgram",
+        ),
         "unknown partitioner": (["--partitioner", "tpu"], "known: vulkan, webgpu"),
         "misspelt partitioner": (["--partitioner", "vulcan"], "did you mean 'vulkan'"),
         "unknown model": (["--model", "builtin:detr"], "did you mean 'detr-sine'"),

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from exportpass_fix.diagnosis.checking import findings
-from exportpass_fix.diagnosis.checking.findings import outputs_in_words, verdict
+from exportpass_fix.diagnosis.checking import text
+from exportpass_fix.diagnosis.checking.text import outputs_in_words, verdict
 
 SINE_IN_A_SUBMODULE = """\
 import torch
@@ -96,7 +96,7 @@ def test_folding_the_constants_lowers_a_sine_table_unpatched(sine_report) -> Non
 
 
 def test_json_ok_means_ran_and_passed_and_names_its_schema(sine_report) -> None:
-    assert sine_report["schema"] == 2
+    assert sine_report["schema"] == 3
     try:  # None where this tree runs without being installed
         installed = metadata.version("executorch-exportpass-fix")
     except metadata.PackageNotFoundError:
@@ -170,10 +170,10 @@ def test_a_pte_that_fails_when_run_is_said_so_not_offered_as_a_way_past() -> Non
     # As the worker records a run step that raised: no comparison was made.
     raised = {"status": "failed", "detail": "RuntimeError: 0x10", "ran": None}
     blocked = {"failed": "lower", "error": "AssertionError: x", "is_22309": True}
-    lowers = {"lowers": True, "runs": True, "pte_bytes": 10, "outputs": None}
+    lowers = {"lowers": True, "unblocks": True, "pte_bytes": 10, "outputs": None}
     broken = {
         "lowers": True,
-        "runs": False,
+        "unblocks": False,
         "pte_bytes": 12,
         "outputs": outputs_in_words(raised),
     }
@@ -212,9 +212,9 @@ def test_an_unrun_folded_pte_on_1_0_x_is_not_offered_without_a_warning(
     release: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # On 1.0.0 a folded .pte has failed when run (test_check_cli's XNNPACK test).
-    monkeypatch.setattr(findings, "installed_version", lambda: release)
+    monkeypatch.setattr(text, "installed_version", lambda: release)
     blocked = {"failed": "lower", "error": "AssertionError: x", "is_22309": True}
-    unrun = {"lowers": True, "runs": True, "pte_bytes": 10, "line": "fold"}
+    unrun = {"lowers": True, "unblocks": True, "pte_bytes": 10, "line": "fold"}
     unrun["outputs"] = "outputs not compared: no vulkan runtime in these pybindings"
     compared = {**unrun, "outputs": "outputs match eager: max abs error 0"}
 

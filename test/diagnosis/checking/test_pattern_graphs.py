@@ -16,7 +16,7 @@ SCRIPT = """
 import json
 from exportpass_fix.backport.replace_call import apply
 from exportpass_fix.diagnosis.checking import steps
-from exportpass_fix.diagnosis.checking.model_spec import load_model
+from exportpass_fix.diagnosis.loading.model_spec import load_model
 
 apply()
 model = load_model("builtin:detr-sine")

@@ -157,6 +157,14 @@ def test_each_kind_of_file_is_named_for_what_it_is(kind: str, tmp_path: Path) ->
     assert "torch.save" not in refusal.split(";")[0]
 
 
+def test_an_unknown_option_is_named_by_its_command(tmp_path: Path) -> None:
+    refusal = _refused_early(["--partitioners", "vulkan"], tmp_path)
+
+    assert refusal == (
+        "exportpass-fix check: refused: unrecognized arguments: --partitioners vulkan"
+    )
+
+
 @pytest.mark.once
 def test_an_unwritable_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:

@@ -102,7 +102,7 @@ def test_frames_inside_torch_are_not_the_users(saved: Path) -> None:
     program = torch.export.load(str(saved / "sine.pt2"))
     (linear,) = [n for n in program.graph.nodes if n.name == "linear"]
 
-    (source,) = where([linear])["sources"]
+    (source,) = where([linear], {})["sources"]
 
     assert (source["module"], source["line"]) == ("linear", 19)
     assert source["code"] == "return self.linear(self.pos(x))"
@@ -117,7 +117,47 @@ def test_without_metadata_it_says_so_instead_of_guessing(saved: Path) -> None:
         node.meta.pop("stack_trace", None)
         node.meta.pop("nn_module_stack", None)
 
-    found = where(ops)
+    found = where(ops, {})
 
     assert found["sources"] == []
     assert found["note"].startswith("unknown: the program carries no stack_trace")
+
+
+NO_GRAD_MODEL = """import torch
+
+
+class Table(torch.nn.Module):
+    def forward(self, x):
+        with torch.no_grad():
+            t = torch.arange(128, dtype=torch.float32)
+            freqs = torch.pow(10000.0, -t / 128)
+        return x + torch.sin(freqs)
+"""
+
+
+# Measured on torch 2.13.0 (1.5.1, 1.4.1); how torch 2.9.1 (1.0.x) records an
+# inlined body was not measured here.
+@pytest.mark.once
+def test_a_table_computed_under_no_grad_is_read_from_the_users_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # torch.no_grad() in forward puts the table in a higher-order op's body;
+    # lowering inlines it, and its nodes then carry generated code's frame.
+    from executorch.exir import to_edge
+    from exportpass_fix.diagnosis.checking.constant_subgraph import nested_traces, where
+
+    (tmp_path / "no_grad_model.py").write_text(NO_GRAD_MODEL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from no_grad_model import Table  # type: ignore[import-not-found]
+
+    program = torch.export.export(Table(), (torch.randn(4, 128),))
+    edge = to_edge(program).exported_program()
+    table_ops = [n for n in edge.graph.nodes if "arange" in n.name or "pow" in n.name]
+
+    found = where(table_ops, nested_traces(program))
+
+    assert [(Path(s["file"]).name, s["line"]) for s in found["sources"]] == [
+        ("no_grad_model.py", 7),
+        ("no_grad_model.py", 8),
+    ]
+    assert found["sources"][1]["code"] == "freqs = torch.pow(10000.0, -t / 128)"

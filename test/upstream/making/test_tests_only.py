@@ -84,6 +84,7 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     done = _tests_only(branch_of_22310, tmp_path / "out", "--for-pr", "22310")
 
     assert done.returncode == 0, done.stderr
+    assert "label the PR" not in done.stderr  # a comment and a commit, no PR
     patch_path, comment_path = done.stdout.split()
     patch, comment = Path(patch_path), Path(comment_path)
     assert f"Subject: [PATCH] {TESTS_ONLY_SUBJECT}\n" in patch.read_text()

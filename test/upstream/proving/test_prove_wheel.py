@@ -7,6 +7,7 @@ side by side (several minutes): marker ``differential``.
 """
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,13 @@ def proof_file(wheel_checkout: Path, tmp_path_factory: pytest.TempPathFactory) -
         timeout=2400,
     )
     assert done.returncode == 0, done.stdout + done.stderr[-4000:]
+    # Progress: a line per step and per pytest run, each with the seconds so far.
+    for line in (
+        "[HEAD] pytest exir/tests/test_pass_infra.py without the fix: started",
+        "[HEAD] pytest exir/tests in patched: started",
+        "[HEAD] exir/tests differential: ok, ",
+    ):
+        assert re.search(rf"^\[ *[\d.]+ s\] {re.escape(line)}", done.stderr, re.M), line
     path = tmp_path_factory.mktemp("proof") / "proof.json"
     path.write_text(done.stdout)
     return path
