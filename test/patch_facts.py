@@ -8,11 +8,9 @@ from exportpass_fix.shared.fix_source import TEST_CLASS
 NEW_TESTS = {
     f"{TEST_CLASS}::{name}"
     for name in (
-        "test_constant_only_graph_keeps_its_fake_mode",
-        "test_constants_beside_a_non_tensor_input_keep_one_fake_mode",
-        "test_constants_of_a_strict_mode_meet_computed_values",
-        "test_vals_of_a_second_fake_mode_are_replaced",
+        "test_placeholders_of_one_fake_mode_keep_it",
         "test_graph_without_fake_tensors_gets_a_new_fake_mode",
+        "test_placeholders_of_two_fake_modes",
         "test_placeholder_overrides_receive_the_constants_values",
         "test_partitioned_constant_subgraph_lowers",
     )

@@ -13,6 +13,7 @@
 # reads torch internals. Which wrong fixes each one fails is in docs/tests.md.
 
 import unittest
+from typing import Callable
 
 import executorch.exir as exir
 import torch
@@ -25,10 +26,17 @@ from executorch.exir.backend.partitioner import (
 )
 from executorch.exir.backend.utils import tag_constant_data
 from executorch.exir.lowered_backend_module import get_lowered_submodules
-from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
+from executorch.exir.pass_base import (
+    _ExportPassBase,
+    Argument,
+    ExportPass,
+    NodeMetadata,
+    ProxyValue,
+)
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import export, ExportedProgram
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
+from torch.fx.passes.infra.pass_base import PassResult
 
 
 class _SineFrequencies(torch.nn.Module):
@@ -60,86 +68,139 @@ class _ConstantsPartitioner(Partitioner):
         return PartitionResult(exported_program, {"constants": spec})
 
 
+class _ScalingPass(ExportPass):
+    # Scales the first output by a constant it makes itself.
+    def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
+        args = (results[0], torch.tensor(3.0))
+        first = self.call_operator(torch.ops.aten.mul.Tensor, args, {}, meta)
+        return super().output([first, *results[1:]], meta)
+
+
+def _in_fake_mode(run: Callable[[], None]) -> None:
+    with FakeTensorMode():
+        run()
+
+
+def _in_compile_backend(run: Callable[[], None]) -> None:
+    # torch.compile calls a backend in a TracingContext of its own fake mode.
+    def backend(gm: torch.fx.GraphModule, _: object) -> Callable[..., object]:
+        run()
+        return gm.forward
+
+    torch.compiler.reset()
+    torch.compile(lambda x: x + 1, backend=backend, fullgraph=True)(torch.ones(1))
+
+
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
-    """ExportPass keeps the graph's fake mode for constant-only inputs (#22309)."""
+    """The fake modes of ExportPass's result (#22309):
+    1. If the placeholders' FakeTensors (lifted constants too) share one mode
+       M, every FakeTensor of the result (placeholders, values computed or
+       made by the pass, outputs) is in M, whatever the pass ran before, in
+       no active mode, another FakeTensorMode or a torch.compile backend.
+    2. A graph without FakeTensor placeholders is traced in one new mode.
+    3. Placeholders of two modes: the values the pass computes take a plain
+       (non-constant) FakeTensor input's mode, constants of another retraced
+       into it; lifted constants alone in two modes raise or take one mode.
+    """
 
-    def _constant(self, value: torch.Tensor, mode: FakeTensorMode) -> FakeTensor:
-        # As #22309 makes them: a FakeTensor that carries its real value.
-        meta = torch.empty(value.shape, dtype=value.dtype, device="meta")
-        return FakeTensor(mode, meta, torch.device("cpu"), constant=value)
+    def _constant(self, mode: FakeTensorMode) -> FakeTensor:
+        # A lifted constant's val, built by hand: a FakeTensorMode keeps
+        # .constant only on one-element tensors, from_tensor never sets it.
+        meta = torch.empty((), device="meta")
+        return FakeTensor(mode, meta, torch.device("cpu"), constant=torch.tensor(2.0))
 
-    def _constants(self, mode: FakeTensorMode) -> list[FakeTensor]:
-        # #22309's two constants.
-        return [self._constant(torch.tensor(v), mode) for v in (2.0, 3.0)]
-
-    def _graph(self, *vals: object) -> torch.fx.GraphModule:
-        # One placeholder per val; their product, the last one first.
+    def _graph(self, layout: str) -> tuple[torch.fx.GraphModule, FakeTensorMode]:
+        # A placeholder per letter: c constant, x plain FakeTensor (R: also a
+        # real meta["args"]), C constant of another mode, i int, s SymInt, r
+        # real tensor, u unread constant, n val-less, o constant returned. It
+        # returns arange (val of another mode) times each read one; and M.
+        mode, other = FakeTensorMode(shape_env=ShapeEnv()), FakeTensorMode()  # strict
+        assert mode.shape_env is not None
+        vals = {
+            "C": self._constant(other),
+            "x": mode.from_tensor(torch.ones(())),
+            "R": mode.from_tensor(torch.ones(())),
+            "i": 3,
+            "s": mode.shape_env.create_unbacked_symint(),
+            "r": torch.tensor(2.0),
+        }
         graph = torch.fx.Graph()
-        nodes = [graph.placeholder(f"p{i}") for i in range(len(vals))]
-        for node, val in zip(nodes, vals, strict=True):
-            node.meta["val"] = val
-        product = nodes[-1]
-        for node in reversed(nodes[:-1]):
-            product = graph.call_function(torch.ops.aten.mul.Tensor, (product, node))
-        graph.output((product,))
-        return torch.fx.GraphModule(torch.nn.Module(), graph)
-
-    def _modes_after(
-        self, graph_module: torch.fx.GraphModule, export_pass: ExportPass | None = None
-    ) -> list[FakeTensorMode]:
-        # The fake modes of the graph that the pass returns.
-        result = (export_pass or ExportPass())(graph_module)
-        assert result is not None
-        vals = [node.meta.get("val") for node in result.graph_module.graph.nodes]
-        modes = [val.fake_mode for val in vals if isinstance(val, FakeTensor)]
-        return [mode for i, mode in enumerate(modes) if mode not in modes[:i]]
-
-    def test_constant_only_graph_keeps_its_fake_mode(self) -> None:
-        # Constants alone keep their mode, also inside another active mode.
-        mode = FakeTensorMode(allow_non_fake_inputs=True)
-        self.assertEqual(self._modes_after(self._graph(*self._constants(mode))), [mode])
-        graph_module = self._graph(*self._constants(mode))
-        with FakeTensorMode():
-            self.assertEqual(self._modes_after(graph_module), [mode])
-
-    def test_constants_beside_a_non_tensor_input_keep_one_fake_mode(self) -> None:
-        # A constant keeps its mode wherever it sits among int or SymInt inputs.
-        shape_env = ShapeEnv()
-        mode = FakeTensorMode(allow_non_fake_inputs=True, shape_env=shape_env)
-        for other in (3, shape_env.create_unbacked_symint()):
-            for at in range(3):
-                vals: list[object] = [other, other]
-                vals.insert(at, self._constant(torch.tensor(2.0), mode))
-                with self.subTest(input=type(other).__name__, at=at):
-                    graph_module = self._graph(*vals)
-                    self.assertEqual(self._modes_after(graph_module), [mode])
-
-    def test_constants_of_a_strict_mode_meet_computed_values(self) -> None:
-        # A strict mode's constant keeps that mode times a computed value.
-        mode = FakeTensorMode()
-        graph = torch.fx.Graph()
-        table = graph.placeholder("table")
-        table.meta["val"] = self._constant(torch.arange(4.0), mode)
-        arange = graph.call_function(torch.ops.aten.arange.start, (0.0, 4.0))
-        graph.output((graph.call_function(torch.ops.aten.mul.Tensor, (arange, table)),))
+        mul, arange = torch.ops.aten.mul.Tensor, torch.ops.aten.arange.start
+        product = graph.call_function(arange, (0.0, 4.0))
+        product.meta["val"] = other.from_tensor(torch.arange(4.0))
+        for i, letter in enumerate(layout):
+            with graph.inserting_before(product):
+                node = graph.placeholder(f"p{i}")
+            if letter != "n":
+                node.meta["val"] = vals.get(letter, self._constant(mode))
+            if letter not in "uno":
+                product = graph.call_function(mul, (product, node))
+        nodes = zip(graph.find_nodes(op="placeholder"), layout)
+        graph.output((product, *[node for node, letter in nodes if letter == "o"]))
         graph_module = torch.fx.GraphModule(torch.nn.Module(), graph)
-        self.assertEqual(self._modes_after(graph_module), [mode])
+        if "R" in layout:  # inputs() then takes these, not the vals
+            graph_module.meta["args"] = [torch.ones(()) for _ in layout]
+        return graph_module, mode
 
-    def test_vals_of_a_second_fake_mode_are_replaced(self) -> None:
-        # An inner val of a second mode is retraced into the placeholders' mode.
-        mode = FakeTensorMode(allow_non_fake_inputs=True)
-        graph_module = self._graph(*self._constants(mode))
-        with FakeTensorMode():
-            list(graph_module.graph.nodes)[-2].meta["val"] = torch.empty(())
-        self.assertEqual(self._modes_after(graph_module), [mode])
+    def _results(self, layouts: str) -> list[tuple[str, FakeTensorMode, object]]:
+        # (case, M, result or error) of each graph through _ScalingPass and the
+        # base class (no placeholder vals restored, a val-less one allowed), in
+        # no mode, another fake mode, a torch.compile backend. One instance
+        # runs every graph, as transform() runs a pass over each method.
+        results: list[tuple[str, FakeTensorMode, object]] = []
+
+        def run() -> None:
+            for case, export_pass, (graph_module, mode) in cases:
+                try:
+                    results.append((case, mode, export_pass(graph_module)))
+                except Exception as error:
+                    results.append((case, mode, error))
+
+        contexts = {"directly": lambda run: run(), "in a fake mode": _in_fake_mode}
+        for context, run_in in {**contexts, "compiling": _in_compile_backend}.items():
+            cases = [
+                (f"{layout} {type(p).__name__} {context}", p, self._graph(layout))
+                for p in (_ScalingPass(), _ExportPassBase())
+                for layout in layouts.split()
+                if "n" not in layout or type(p) is _ExportPassBase
+            ]
+            run_in(run)
+        return results
+
+    def _modes(self, result: object, skip: str = "") -> set[FakeTensorMode]:
+        # The fake modes of the result's vals, but those of nodes of op skip.
+        assert isinstance(result, PassResult), result
+        nodes = result.graph_module.graph.nodes
+        vals = [n.meta.get("val") for n in nodes if n.op != skip]
+        leaves = [v for val in vals for v in (val if isinstance(val, tuple) else [val])]
+        return {v.fake_mode for v in leaves if isinstance(v, FakeTensor)}
+
+    def test_placeholders_of_one_fake_mode_keep_it(self) -> None:
+        # Every FakeTensor of the result is in the placeholders' one mode.
+        for case, mode, result in self._results("cc xc cis sci isc iu no R"):
+            with self.subTest(case=case):
+                self.assertEqual(self._modes(result), {mode})
 
     def test_graph_without_fake_tensors_gets_a_new_fake_mode(self) -> None:
-        # A graph without FakeTensor vals is still traced in one new mode.
-        graph_module = self._graph(torch.tensor(2.0), torch.tensor(3.0))
-        self.assertEqual(len(self._modes_after(graph_module)), 1)
+        # A graph without FakeTensor placeholders is traced in one new mode.
+        seen: set[FakeTensorMode] = set()
+        for case, _, result in self._results("rn i r"):
+            with self.subTest(case=case):
+                modes = self._modes(result)
+                self.assertTrue(len(modes) == 1 and not modes & seen, modes)
+                seen |= modes
+
+    def test_placeholders_of_two_fake_modes(self) -> None:
+        # A plain input's mode is taken; the values never hold two modes.
+        for case, mode, result in self._results("xC Cx cC"):
+            with self.subTest(case=case):
+                if "x" in case.split()[0]:
+                    self.assertEqual(self._modes(result, "placeholder"), {mode})
+                elif not isinstance(result, Exception):
+                    self.assertEqual(len(self._modes(result, "placeholder")), 1)
 
     def test_placeholder_overrides_receive_the_constants_values(self) -> None:
-        # After a retrace, placeholder() overrides still get the real constants.
+        # placeholder() overrides get the real values of lifted constants.
         args: list[Argument] = []
 
         class Recorder(ExportPass):
@@ -149,13 +210,8 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
                 args.append(arg)
                 return super().placeholder(name, arg, meta)
 
-        mode = FakeTensorMode(allow_non_fake_inputs=True)
-        result = ExportPass()(self._graph(*self._constants(mode)))
-        assert result is not None
-        self._modes_after(result.graph_module, Recorder())
-        for arg, value in zip(args, (2.0, 3.0), strict=True):
-            self.assertNotIsInstance(arg, FakeTensor)
-            torch.testing.assert_close(arg, torch.tensor(value))
+        Recorder()(self._graph("cc")[0])
+        torch.testing.assert_close(args, [torch.tensor(2.0)] * 2)
 
     def test_partitioned_constant_subgraph_lowers(self) -> None:
         # #22309's model lowers with one delegate, and its program matches eager.

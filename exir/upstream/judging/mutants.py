@@ -123,6 +123,7 @@ def mutants(say: Callable[[str], None]) -> Dict[str, object]:
             row: Dict[str, object] = {
                 "name": variant.name,
                 "reason": variant.reason,
+                "origin": variant.origin,
                 "witness": witness_of(variant.name, seen),
             }
             row["wrong"] = row["witness"] is not None

@@ -10,9 +10,18 @@ with the installed ``call`` itself under ``UNFIXED``.
 
 import json
 import sys
-from typing import Dict
+from typing import Dict, List
 
 UNFIXED = "unfixed upstream"
+
+
+def all_witnesses() -> List[object]:
+    """The witnesses of ``witnesses``, ``contract_witnesses`` and the
+    adversaries'. Imports torch and executorch."""
+    from . import contract_witnesses, witnesses
+    from .adversaries import witnesses as adversaries
+
+    return [*witnesses.WITNESSES, *contract_witnesses.WITNESSES, *adversaries()]
 
 
 def observe(texts: Dict[str, str]) -> Dict[str, Dict[str, str]]:
@@ -20,7 +29,8 @@ def observe(texts: Dict[str, str]) -> Dict[str, Dict[str, str]]:
 
     from ...shared.fix_source import PATCHED_CLASS, PATCHED_METHOD
     from ...shared.method_code import compiled_method
-    from .witnesses import WITNESSES
+
+    every = all_witnesses()
 
     cls = pass_base._ExportPassBase
     original = cls.__dict__[PATCHED_METHOD]
@@ -30,10 +40,14 @@ def observe(texts: Dict[str, str]) -> Dict[str, Dict[str, str]]:
             pass_base, PATCHED_CLASS, text, f"<variant {name!r}>"
         )
     seen: Dict[str, Dict[str, str]] = {}
+    before = set(vars(cls))
     try:
         for name, call in calls.items():
             setattr(cls, PATCHED_METHOD, call)
-            seen[name] = {witness.name: witness.run() for witness in WITNESSES}
+            seen[name] = {w.name: w.run() for w in every}  # type: ignore[attr-defined]
+            # What a variant left on the class (a cached mode) goes with it.
+            for attribute in set(vars(cls)) - before:
+                delattr(cls, attribute)
     finally:
         setattr(cls, PATCHED_METHOD, original)
     return seen

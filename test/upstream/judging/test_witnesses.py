@@ -1,5 +1,6 @@
-"""The witnesses that judge variants of ``call``: each shows a failure
-unfixed and ``one mode`` with the fix, run here in this process."""
+"""The witnesses that judge variants of ``call``: each shows ``one mode``
+with the fix; #22309's own (``witnesses``) show a failure unfixed. Run here
+in this process."""
 
 from typing import Dict, Iterator
 
@@ -7,6 +8,7 @@ import exportpass_fix
 import pytest
 
 witnesses = pytest.importorskip("exportpass_fix.upstream.judging.witnesses")
+witness_run = pytest.importorskip("exportpass_fix.upstream.judging.witness_run")
 
 
 @pytest.fixture
@@ -17,7 +19,7 @@ def unfixed() -> Iterator[None]:
 
 
 def _seen() -> Dict[str, str]:
-    return {witness.name: witness.run() for witness in witnesses.WITNESSES}
+    return {witness.name: witness.run() for witness in witness_run.all_witnesses()}
 
 
 def test_every_witness_fails_unfixed_and_holds_with_the_fix(unfixed: None) -> None:
@@ -26,5 +28,8 @@ def test_every_witness_fails_unfixed_and_holds_with_the_fix(unfixed: None) -> No
         fixed = _seen()
 
     assert fixed == {name: witnesses.OK for name in fixed}
-    assert all(shown != witnesses.OK for shown in without.values()), without
-    assert len(fixed) >= 7
+    issue = [witness.name for witness in witnesses.WITNESSES]
+    assert all(without[name] != witnesses.OK for name in issue), without
+    # The contract's and the adversaries' witnesses judge variants; some show
+    # a failure unfixed, those of kept behaviour do not.
+    assert len(fixed) >= 40 and len(issue) >= 7

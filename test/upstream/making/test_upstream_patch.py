@@ -35,7 +35,7 @@ from exportpass_fix.upstream.proving.static_checks import lint, new_mypy_errors
 from patch_facts import AUTHOR, NEW_TESTS, NOT_UPSTREAM
 from trees import executorch_dir, linked_tree, run_pytest
 
-REGRESSION_TEST = f"{TEST_CLASS}::test_constant_only_graph_keeps_its_fake_mode"
+REGRESSION_TEST = f"{TEST_CLASS}::test_placeholders_of_one_fake_mode_keep_it"
 
 
 def _short_ids(ids: set) -> set:
@@ -245,9 +245,9 @@ def test_regression_test_fails_on_a_tree_without_the_fix(unfixed_tree: Path) -> 
     assert "ImportError" not in run.output and "ModuleNotFound" not in run.output
 
 
-def test_the_test_hunk_adds_at_most_160_lines(patched: dict) -> None:
+def test_the_test_hunk_adds_at_most_200_lines(patched: dict) -> None:
     added = _diff_lines(patched, TEST_PASS_INFRA, "+")
-    assert 100 < len(added) <= 160, len(added)
+    assert 100 < len(added) <= 200, len(added)
 
 
 def test_each_new_test_says_what_it_pins_and_none_skips() -> None:
