@@ -9,6 +9,7 @@ is stale when one of those files differs today, when its scope names a file
 it does not carry, or when it ran over another release than the one below.
 """
 
+import subprocess
 from hashlib import sha256
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Tuple
@@ -87,6 +88,9 @@ class Source(NamedTuple):
     release: Optional[str] = RELEASE
     live: bool = False
     before: str = ""
+    # The ExecuTorch commit its ET_TREE is made from: the docs test makes the
+    # record again where EXPORTPASS_FIX_ET_CHECKOUT names a checkout.
+    tree: str = ""
 
 
 SOURCES: Dict[str, Source] = {
@@ -118,10 +122,12 @@ SOURCES: Dict[str, Source] = {
         _PATCH + ("exir/upstream/proving/",), release="1.4.1"
     ),
     "docs/records/upstream-body-main.json": Source(
-        _BODY + ("docs/records/prove-main.json",), before=TREE
+        _BODY + ("docs/records/prove-main.json",), before=TREE, tree="cff6f4dd32e6"
     ),
     "docs/records/upstream-body-release-1.4.json": Source(
-        _BODY + ("docs/records/prove-release-1.4.json",), before=TREE
+        _BODY + ("docs/records/prove-release-1.4.json",),
+        before=TREE,
+        tree="e4d02f41f790",
     ),
     "docs/records/upstream-tests-only.json": Source(_BODY, before=STAND_IN),
     # The release table: a row per release, so no one release.
@@ -131,6 +137,25 @@ SOURCES: Dict[str, Source] = {
         release=None,
     ),
 }
+
+
+def tree_of(checkout: str, commit: str, root: Path) -> Path:
+    """A git repository at ``root`` holding ``commit``'s exir/ and
+    requirements-dev.txt, taken from ``checkout`` (a work tree or a mirror)."""
+    root.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", checkout, "archive", commit, "exir", "requirements-dev.txt"],
+        capture_output=True,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", commit)):
+        subprocess.run(
+            ["git", "-c", "user.name=CI", "-c", "user.email=ci@invalid", *args],
+            cwd=root,
+            check=True,
+        )
+    return root
 
 
 def files_of(scope: Tuple[str, ...], root: Path = REPO) -> List[str]:

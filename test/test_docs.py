@@ -6,6 +6,7 @@ test file and module, and the docs stay short. The checker's own tests plant
 each kind of mistake."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -111,6 +112,29 @@ def test_a_record_made_in_seconds_is_what_its_command_prints_today(path: str) ->
         record["stdout"],
         record["exit_status"],
     ), f"{path} is not what its command prints today; make it again: {remake}"
+
+
+@pytest.mark.parametrize(
+    "path", [path for path, s in record_sources.SOURCES.items() if s.tree]
+)
+def test_a_body_made_on_a_tree_is_what_patch_writes_today(
+    path: str, tmp_path: Path
+) -> None:
+    checkout = os.environ.get("EXPORTPASS_FIX_ET_CHECKOUT")
+    if not checkout:
+        pytest.skip("EXPORTPASS_FIX_ET_CHECKOUT names no ExecuTorch checkout")
+    record = _record(path)
+    tree = record_sources.tree_of(
+        checkout, record_sources.SOURCES[path].tree, tmp_path / "et"
+    )
+
+    done = record_output.run(record["command"].replace("ET_TREE", str(tree)))
+
+    remake = record_sources.remake(path, record["command"])
+    assert (done.stdout, done.returncode) == (
+        record["stdout"],
+        record["exit_status"],
+    ), f"{path} is not what patch writes today; make it again: {remake}"
 
 
 def test_the_checker_finds_a_record_whose_files_changed(tmp_path: Path) -> None:
