@@ -69,8 +69,10 @@ SAVE_DETR = (
     " 'model.pt2')\"; remove model.pt2 after"
 )
 TREE = (
-    "ET_TREE: a git checkout of ExecuTorch at the commit the record's output"
-    " names (its exir/, requirements-dev.txt and build files suffice)"
+    "ET_TREE: a checkout of ExecuTorch at the commit its output names: git"
+    " clone -q --no-checkout --shared ET_CHECKOUT ET_TREE; in it, git"
+    " sparse-checkout set --no-cone /exir/ /requirements-dev.txt /pytest.ini"
+    " /.flake8 /.mypy.ini /pyproject.toml; git checkout -q --detach COMMIT"
 )
 STAND_IN = (
     "ET_TREE: a stand-in for #22310's branch: main's exir/ and"
@@ -126,6 +128,7 @@ SOURCES: Dict[str, Source] = {
     ),
     "docs/records/upstream-body-release-1.4.json": Source(
         _BODY + ("docs/records/prove-release-1.4.json",),
+        release="1.4.1",  # patch takes a proof only over the release it ran over
         before=TREE,
         tree="e4d02f41f790",
     ),
@@ -140,21 +143,21 @@ SOURCES: Dict[str, Source] = {
 
 
 def tree_of(checkout: str, commit: str, root: Path) -> Path:
-    """A git repository at ``root`` holding ``commit``'s exir/ and
-    requirements-dev.txt, taken from ``checkout`` (a work tree or a mirror)."""
-    root.mkdir(parents=True)
-    archive = subprocess.run(
-        ["git", "-C", checkout, "archive", commit, "exir", "requirements-dev.txt"],
-        capture_output=True,
-        check=True,
+    """A checkout at ``root`` of ``commit`` of ``checkout`` (a work tree or a
+    mirror), holding only what ``patch`` reads: exir/ and the files that pin
+    and configure its tests (the mirror lacks some large blobs elsewhere)."""
+    run = dict(check=True, capture_output=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--no-checkout", "--shared", checkout, str(root)], **run
     )
-    subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
-    for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", commit)):
-        subprocess.run(
-            ["git", "-c", "user.name=CI", "-c", "user.email=ci@invalid", *args],
-            cwd=root,
-            check=True,
-        )
+    subprocess.run(
+        ["git", "sparse-checkout", "set", "--no-cone", "/exir/"]
+        + ["/requirements-dev.txt", "/pytest.ini", "/.flake8", "/.mypy.ini"]
+        + ["/pyproject.toml"],
+        cwd=root,
+        **run,
+    )
+    subprocess.run(["git", "checkout", "-q", "--detach", commit], cwd=root, **run)
     return root
 
 
