@@ -138,6 +138,7 @@ SOURCES: Dict[str, Source] = {
         _MEASURED
         + ("exir/diagnosis/evidence/releases.py", "exir/shared/release_table.py"),
         release=None,
+        before="where a pip constraints file caps torch, prefix PIP_CONSTRAINT=/dev/null",
     ),
 }
 
