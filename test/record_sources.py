@@ -40,6 +40,7 @@ _BACKPORT = _FIX + ("exir/backport/",)
 # that carry the values (worker.py, columns.py) nor check's text.
 _MEASURED = _BACKPORT + (
     "exir/diagnosis/models/",
+    "exir/diagnosis/loading/",  # where issue 39 moves model_spec
     "exir/diagnosis/checking/model_spec.py",
     "exir/diagnosis/checking/partitioners.py",
     "exir/diagnosis/checking/steps.py",
@@ -48,6 +49,7 @@ _MEASURED = _BACKPORT + (
 )
 _CHECK = _BACKPORT + (
     "exir/diagnosis/checking/",
+    "exir/diagnosis/loading/",
     "exir/diagnosis/models/",
     "exir/diagnosis/cli.py",
 )
@@ -163,7 +165,9 @@ def tree_of(checkout: str, commit: str, root: Path) -> Path:
 
 
 def files_of(scope: Tuple[str, ...], root: Path = REPO) -> List[str]:
-    """The files a scope names, a folder standing for every file in it."""
+    """The files a scope names that exist, a folder standing for every file
+    in it. A file a record carries that no longer exists, or one that a
+    scoped folder gains, makes the record stale."""
     found = []
     for name in scope:
         path = root / name
@@ -173,7 +177,7 @@ def files_of(scope: Tuple[str, ...], root: Path = REPO) -> List[str]:
                 for p in sorted(path.rglob("*"))
                 if p.is_file() and "__pycache__" not in p.parts
             ]
-        else:
+        elif path.is_file():
             found.append(name)
     return sorted(set(found))
 
