@@ -38,6 +38,10 @@ def pages() -> List[Path]:
     return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
 
+def records() -> List[Path]:
+    return sorted((REPO / "docs" / "records").glob("*"))
+
+
 def slug(heading: str) -> str:
     """GitHub's anchor for a heading."""
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())

@@ -1,16 +1,23 @@
 """Record a command's output for README.md and docs/ (docs/tests.md, "Pasted
-outputs"): runs the command, and writes its stdout, exit status, the date and
-the versions it ran on as JSON, which the docs test compares with the block
-pasted under ``<!-- output of: docs/records/NAME.json -->``.
+outputs"): runs the command, and writes its stdout, exit status, the date,
+the versions it ran on and what it was made from (``made_from``: the digest
+of each file test/record_sources.py names for it) as JSON, which the docs
+test compares with the block pasted under
+``<!-- output of: docs/records/NAME.json -->`` and with today's files.
 
     python test/record_output.py docs/records/NAME.json -- exportpass-fix ARGS...
+    python test/record_output.py exir/shared/releases.json -- exportpass-fix releases --json
     python test/record_output.py --update
 
+The release table is the command's JSON with ``made_from`` added. A path of
+this machine that the command names (``--checkout``, ``--tree``) is kept as
+a placeholder (``ET_CHECKOUT``, ``ET_TREE``), in the command and the stdout.
 ``--update`` rewrites every marked block of README.md and docs/ from its
 source (a record's stdout, or a fast command run now), keeping its fences.
 
 Progress (the command's stderr) passes through; the record is written even
-when the command exits non-zero: its exit status is part of the record.
+when the command exits non-zero (its exit status is part of the record),
+but not when a file it is made from changed while it ran.
 """
 
 import datetime
@@ -24,9 +31,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import Dict, List
 
+import record_sources
+
 REPO = Path(__file__).resolve().parent.parent
 RECORD = re.compile(r"^docs/records/[\w.-]+\.json$")
-KEYS = ("command", "date", "versions", "exit_status", "stdout")
+KEYS = ("command", "date", "versions", "exit_status", "stdout", "made_from")
+TABLE = "exir/shared/releases.json"
+# A path of the machine a record was made on (a home, a temporary tree, a
+# mirror's folder), which no record may hold.
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:tmp|work|home|root|Users|private|var|mnt)/")
 # Runs a command as typed (``exportpass-fix`` as its console script does).
 # A live docs command must import no ExecuTorch (seconds, and the wheel's
 # own output): with "live", importing executorch fails.
@@ -127,13 +140,39 @@ def load(path: str, root: Path = REPO) -> dict:
             ("versions", sorted(record["versions"] or ()) == sorted(versions())),
             ("exit_status", isinstance(record["exit_status"], int)),
             ("stdout", isinstance(record["stdout"], str)),
+            ("made_from", _is_made_from(record["made_from"])),
         )
         if not right
     ]
     if wrong:
         raise Refused(f"{path}: not a record: a wrong {', '.join(wrong)}")
     argv_of(record["command"])
+    machine = MACHINE_PATH.search(record["command"] + record["stdout"])
+    if machine:
+        raise Refused(
+            f"{path}: holds a path of the machine it was made on: {machine.group()}..."
+        )
     return record
+
+
+def _is_made_from(made: object) -> bool:
+    files = made.get("files") if isinstance(made, dict) else None
+    return bool(files) and all(isinstance(v, str) for v in files.values())
+
+
+def normalised(args: List[str]) -> Dict[str, str]:
+    """Each path of this machine that ``args`` name -> its placeholder."""
+    return {
+        value: record_sources.PLACEHOLDERS[flag]
+        for flag, value in zip(args, args[1:])
+        if flag in record_sources.PLACEHOLDERS
+    }
+
+
+def _placed(text: str, paths: Dict[str, str]) -> str:
+    for path, name in sorted(paths.items(), key=lambda item: -len(item[0])):
+        text = text.replace(path.rstrip("/"), name)
+    return text
 
 
 def stdout_of(source: str, root: Path = REPO) -> str:
@@ -183,24 +222,44 @@ def main(args: List[str]) -> int:
         left = [problem for page in docs_check.pages() for problem in update(page)]
         print("\n".join(left) or "every marked block rewritten", file=sys.stderr)
         return 1 if left else 0
+    to = None
+    if args[1:2] == ["--to"]:
+        to, args = Path(args[2]), args[:1] + args[3:]
     if len(args) < 3 or args[1] != "--" or not args[0].endswith(".json"):
         raise Refused(
-            "usage: record_output.py docs/records/NAME.json -- COMMAND... | --update"
+            "usage: record_output.py docs/records/NAME.json [--to FILE] -- COMMAND..."
+            " | --update"
         )
-    command = shlex.join(args[2:])
+    target = args[0]
+    if target not in record_sources.SOURCES:
+        raise Refused(
+            f"{target}: test/record_sources.py does not say what it is made from"
+        )
+    paths = normalised(args[2:])
+    command = _placed(shlex.join(args[2:]), paths)
     argv_of(command)  # refused before anything runs
-    done = run(command)
+    before = record_sources.made_from(target)
+    done = run(shlex.join(args[2:]))
+    if record_sources.made_from(target) != before:
+        raise Refused(
+            f"{target}: a file it is made from changed while it ran; not written"
+        )
     record = {
         "command": command,
         "date": datetime.date.today().isoformat(),
         "versions": versions(),
         "exit_status": done.returncode,
-        "stdout": done.stdout,
+        "stdout": _placed(done.stdout, paths),
+        "made_from": before,
     }
-    target = Path(args[0])
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    print(f"{target}: exit status {done.returncode}", file=sys.stderr)
+    if target == TABLE:
+        if done.returncode != 0:
+            raise Refused(f"{command!r} exited {done.returncode}; {TABLE} not written")
+        record = {**json.loads(done.stdout), "made_from": before}
+    to = to or REPO / target
+    to.parent.mkdir(parents=True, exist_ok=True)
+    to.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    print(f"{to}: exit status {done.returncode}", file=sys.stderr)
     return 0
 
 

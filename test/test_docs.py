@@ -1,10 +1,12 @@
 """The README and docs/: links resolve, every command and flag shown exists
 in ``--help``, every command of ``--help`` is shown, every pasted output is
-under a marker and equals its source's, docs/tests.md names every test file
-and module, and the README stays a five-minute read. The checker's own
-tests plant each kind of mistake."""
+under a marker and equals its source's, every record is made from today's
+files (and the quick ones print the same today), docs/tests.md names every
+test file and module, and the docs stay short. The checker's own tests plant
+each kind of mistake."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -14,10 +16,12 @@ import docs_check
 
 import pytest
 import record_output
+import record_sources
 
 pytestmark = pytest.mark.once
 
-MAX_README_BYTES = 15 * 1024
+MAX_README_LINES = 150
+MAX_DOCS_LINES = 1250  # README.md and docs/*.md together
 
 
 def _texts() -> dict:
@@ -58,19 +62,117 @@ def test_every_pasted_output_is_marked_and_is_what_its_source_gives() -> None:
     assert problems == []
 
 
-def test_every_record_is_whole_and_is_the_source_of_a_marked_block() -> None:
+def test_every_record_is_whole_and_read_by_a_marker_or_a_shown_record() -> None:
     sources = " ".join(
         block.source
         for page in docs_check.pages()
         for block in docs_check.parse(page.name, page.read_text(encoding="utf-8"))[0]
     )
-    records = sorted((docs_check.REPO / "docs" / "records").glob("*"))
+    records = docs_check.records()
+
+    shown = [p for p in record_sources.SOURCES if p in sources]
+    inputs = {name for p in shown for name in record_sources.SOURCES[p].files}
 
     assert records, "docs/records holds at least the partitioners record"
     for record in records:
         path = str(record.relative_to(docs_check.REPO))
         record_output.load(path)  # raises Refused, saying why, if not whole
-        assert path in sources, f"{path}: no marker reads it"
+        assert path in sources or path in inputs, f"{path}: no marker reads it"
+
+
+def _record(path: str, root: Path = docs_check.REPO) -> dict:
+    if path == record_output.TABLE:
+        return json.loads((root / path).read_text(encoding="utf-8"))
+    return record_output.load(path, root)
+
+
+def test_every_record_is_made_from_todays_files() -> None:
+    problems = [
+        record_sources.stale(path, _record(path)) for path in record_sources.SOURCES
+    ]
+    made = {str(p.relative_to(docs_check.REPO)) for p in docs_check.records()}
+
+    assert sorted(made - set(record_sources.SOURCES)) == []
+    stale = "\n".join(problem for problem in problems if problem)
+    assert not stale, f"stale records:\n{stale}"
+
+
+def _skip_unless_made_over_the_installed_release(path: str) -> None:
+    release = record_sources.SOURCES[path].release
+    if release != record_output.versions()["executorch"]:
+        pytest.skip(f"{path} is made over ExecuTorch {release}")
+
+
+@pytest.mark.parametrize(
+    "path", [path for path, s in record_sources.SOURCES.items() if s.live]
+)
+def test_a_record_made_in_seconds_is_what_its_command_prints_today(path: str) -> None:
+    record = _record(path)
+    _skip_unless_made_over_the_installed_release(path)
+
+    done = record_output.run(record["command"])
+
+    remake = record_sources.remake(path, record["command"])
+    assert (done.stdout, done.returncode) == (
+        record["stdout"],
+        record["exit_status"],
+    ), f"{path} is not what its command prints today; make it again: {remake}"
+
+
+@pytest.mark.parametrize(
+    "path", [path for path, s in record_sources.SOURCES.items() if s.tree]
+)
+def test_a_body_made_on_a_tree_is_what_patch_writes_today(
+    path: str, tmp_path: Path
+) -> None:
+    checkout = os.environ.get("EXPORTPASS_FIX_ET_CHECKOUT")
+    if not checkout:
+        pytest.skip("EXPORTPASS_FIX_ET_CHECKOUT names no ExecuTorch checkout")
+    record = _record(path)
+    _skip_unless_made_over_the_installed_release(path)
+    tree = record_sources.tree_of(
+        checkout, record_sources.SOURCES[path].tree, tmp_path / "et"
+    )
+
+    done = record_output.run(record["command"].replace("ET_TREE", str(tree)))
+
+    remake = record_sources.remake(path, record["command"])
+    assert (done.stdout, done.returncode) == (
+        record["stdout"],
+        record["exit_status"],
+    ), f"{path} is not what patch writes today; make it again: {remake}"
+
+
+def test_the_checker_finds_a_record_whose_files_changed(tmp_path: Path) -> None:
+    path = "docs/records/partitioners.json"
+    scope = record_sources.files_of(record_sources.SOURCES[path].files)
+    for name in scope:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes((docs_check.REPO / name).read_bytes())
+    record = {
+        "command": "exportpass-fix partitioners",
+        "versions": {"executorch": record_sources.RELEASE},
+        "made_from": record_sources.made_from(path, tmp_path),
+    }
+    fresh = record_sources.stale(path, record, tmp_path)
+    with open(tmp_path / scope[0], "a") as changed:
+        changed.write("# a reason reworded\n")
+    (tmp_path / scope[1]).unlink()
+    older = {**record, "versions": {"executorch": "1.4.1"}}
+
+    assert fresh is None
+    assert record_sources.stale(path, record, tmp_path) == (
+        f"{path} is stale: {scope[0]}, {scope[1]} changed since it was made;"
+        " make it again: python test/record_output.py"
+        f" {path} -- exportpass-fix partitioners (over ExecuTorch"
+        f" {record_sources.RELEASE})"
+    )
+    assert "made over ExecuTorch 1.4.1, not" in record_sources.stale(
+        path, {**older, "made_from": record_sources.made_from(path, tmp_path)}, tmp_path
+    )
+    assert "does not say what it is made from" in record_sources.stale(
+        "docs/records/new.json", record
+    )
 
 
 def test_every_test_file_is_described_in_tests_md() -> None:
@@ -101,10 +203,11 @@ def test_every_module_of_the_package_is_named_in_where_things_are() -> None:
     assert unnamed == []
 
 
-def test_the_readme_is_short_and_leads_to_every_docs_page() -> None:
-    readme = docs_check.REPO / "README.md"
-    assert readme.stat().st_size <= MAX_README_BYTES
-    text = readme.read_text(encoding="utf-8")
+def test_the_docs_are_short_and_the_readme_leads_to_every_docs_page() -> None:
+    lines = {p.name: len(p.read_text().splitlines()) for p in docs_check.pages()}
+    assert lines["README.md"] <= MAX_README_LINES
+    assert sum(lines.values()) <= MAX_DOCS_LINES, lines
+    text = (docs_check.REPO / "README.md").read_text(encoding="utf-8")
     for page in sorted((docs_check.REPO / "docs").glob("*.md")):
         assert f"(docs/{page.name})" in text, page.name
 
@@ -160,6 +263,7 @@ def test_a_marked_block_equal_to_its_command_or_record_passes(tmp_path: Path) ->
         "versions": record_output.versions(),
         "exit_status": 1,
         "stdout": "a\n\nb\n",
+        "made_from": {"files": {"exir/shared/report.py": "0123abcd"}},
     }
     (tmp_path / "docs/records/r.json").write_text(json.dumps(record))
     text = (
@@ -215,12 +319,16 @@ def test_the_checker_refuses_a_record_that_is_not_one(tmp_path: Path) -> None:
         "versions": record_output.versions(),
         "exit_status": 0,
         "stdout": "x\n",
+        "made_from": {"files": {"exir/shared/report.py": "0123abcd"}},
     }
     planted = {
         "keys": {key: good[key] for key in ("command", "stdout")},
         "date": {**good, "date": "today"},
         "versions": {**good, "versions": {"torch": "2.13.0"}},
         "command": {**good, "command": "bash .ci/run"},
+        "made_from": {**good, "made_from": {"files": {}}},
+        "mirror": {**good, "command": "exportpass-fix prove --checkout /work/m"},
+        "tree": {**good, "stdout": "wrote /tmp/tmpab12/0001.patch\n"},
     }
     for name, record in planted.items():
         (tmp_path / f"docs/records/{name}.json").write_text(json.dumps(record))
@@ -237,6 +345,9 @@ def test_the_checker_refuses_a_record_that_is_not_one(tmp_path: Path) -> None:
     assert "a wrong date" in problem("date")
     assert "a wrong versions" in problem("versions")
     assert "'bash .ci/run': a command is exportpass-fix" in problem("command")
+    assert "a wrong made_from" in problem("made_from")
+    assert "a path of the machine it was made on: /work/" in problem("mirror")
+    assert "a path of the machine it was made on: /tmp/" in problem("tree")
     assert "not JSON" in problem("text")
 
 
@@ -286,16 +397,18 @@ def test_update_rewrites_a_stale_block_from_its_source(tmp_path: Path) -> None:
 def test_record_output_writes_what_the_command_printed(tmp_path: Path) -> None:
     target = tmp_path / "r.json"
     script = str(docs_check.REPO / "test" / "record_output.py")
-    done = subprocess.run(
-        [sys.executable, script, str(target), "--", *RELEASES.split()],
-        capture_output=True,
-        text=True,
-    )
-    refused = subprocess.run(
-        [sys.executable, script, str(tmp_path / "s.json"), "ls"],
-        capture_output=True,
-        text=True,
-    )
+    name = "docs/records/partitioners.json"
+
+    def record_output_py(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, script, *args], capture_output=True, text=True
+        )
+
+    done = record_output_py(name, "--to", str(target), "--", *RELEASES.split())
+    refused = [
+        record_output_py(str(tmp_path / "s.json"), "ls"),
+        record_output_py("docs/records/new.json", "--", *RELEASES.split()),
+    ]
 
     assert done.returncode == 0, done.stderr
     record = json.loads(target.read_text())
@@ -303,12 +416,24 @@ def test_record_output_writes_what_the_command_printed(tmp_path: Path) -> None:
     assert record["command"] == RELEASES
     assert record["exit_status"] == 0
     assert record["stdout"] == _releases_summary() + "\n"
+    assert record["made_from"] == record_sources.made_from(name)
     assert sorted(record["versions"]) == [
         "executorch",
         "exportpass_fix",
         "python",
         "torch",
     ]
-    assert refused.returncode == 2
-    assert refused.stderr.startswith("record_output.py: usage:")
-    assert not (tmp_path / "s.json").exists()
+    assert [r.returncode for r in refused] == [2, 2]
+    assert refused[0].stderr.startswith("record_output.py: usage:")
+    assert "does not say what it is made from" in refused[1].stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]
+
+
+def test_record_output_keeps_a_path_of_this_machine_as_its_placeholder() -> None:
+    args = ["prove", "--checkout", "/work/.mirror/et/repo", "--ref", "main"]
+    paths = record_output.normalised(args)
+
+    assert paths == {"/work/.mirror/et/repo": "ET_CHECKOUT"}
+    assert record_output._placed(" ".join(args), paths) == (
+        "prove --checkout ET_CHECKOUT --ref main"
+    )

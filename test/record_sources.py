@@ -1,0 +1,228 @@
+"""What each record was made from, so that the default ``pytest`` can tell a
+record that no longer says what today's code says (docs/tests.md, "Pasted
+outputs").
+
+A record carries ``made_from``: the sha256 of each file its output depends on
+(the modules of the command that made it, its data files, an input record),
+as they were when it ran; ``versions`` carries the ExecuTorch it ran over. It
+is stale when one of those files differs today, when its scope names a file
+it does not carry, or when it ran over another release than the one below.
+"""
+
+import subprocess
+from hashlib import sha256
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional, Tuple
+
+REPO = Path(__file__).resolve().parent.parent
+# The release the records are made over: the one CI runs the docs test on.
+RELEASE = "1.5.1"
+# What a record's command names as a path of the machine it ran on is kept
+# under these names (record_output.py replaces the paths on writing).
+PLACEHOLDERS = {
+    "--checkout": "ET_CHECKOUT",
+    "--tree": "ET_TREE",
+}
+
+_FIX = (
+    "exir/pass_base.py",
+    "exir/shared/fix_source.py",
+    "exir/shared/source_spans.py",
+    "exir/shared/known_calls.py",
+    "exir/shared/method_code.py",
+    "exir/shared/repro.py",
+    "exir/shared/installed.py",
+    "exir/shared/report.py",
+)
+_BACKPORT = _FIX + ("exir/backport/",)
+# What decides a measured value of a column of check: the models, how they
+# load, lower and run, what a failure is, the backport. Not the processes
+# that carry the values (worker.py, columns.py) nor check's text.
+_MEASURED = _BACKPORT + (
+    "exir/diagnosis/models/",
+    "exir/diagnosis/loading/",  # where issue 39 moves model_spec
+    "exir/diagnosis/checking/model_spec.py",
+    "exir/diagnosis/checking/partitioners.py",
+    "exir/diagnosis/checking/steps.py",
+    "exir/diagnosis/checking/findings.py",
+    "exir/diagnosis/checking/constant_subgraph.py",
+)
+_CHECK = _BACKPORT + (
+    "exir/diagnosis/checking/",
+    "exir/diagnosis/loading/",
+    "exir/diagnosis/models/",
+    "exir/diagnosis/cli.py",
+)
+_PATCH = _FIX + (
+    "exir/tests/test_pass_infra.py",
+    "exir/upstream/making/",
+    "exir/upstream/cli.py",
+)
+_BODY = _PATCH + (
+    "exir/upstream/patch_options.py",
+    "exir/shared/release_table.py",
+    "exir/shared/releases.json",
+    "test/upstream/making/show_patch.py",
+)
+SAVE_DETR = (
+    'first, in the repository: python -c "import torch;'
+    " from exportpass_fix.diagnosis.models.catalog import build;"
+    " m, a = build('detr-sine'); torch.export.save(torch.export.export(m, a),"
+    " 'model.pt2')\"; remove model.pt2 after"
+)
+TREE = (
+    "ET_TREE: a checkout of ExecuTorch at the commit its output names: git"
+    " clone -q --no-checkout --shared ET_CHECKOUT ET_TREE; in it, git"
+    " sparse-checkout set --no-cone /exir/ /requirements-dev.txt /pytest.ini"
+    " /.flake8 /.mypy.ini /pyproject.toml; git checkout -q --detach COMMIT"
+)
+STAND_IN = (
+    "ET_TREE: a stand-in for #22310's branch: main's exir/ and"
+    " requirements-dev.txt in a git repository, with the 'fallback scan of"
+    " placeholders' of exir/upstream/judging/variants.py committed on top"
+)
+
+
+class Source(NamedTuple):
+    """What a record is made from: the files its output depends on, the
+    release it runs over, whether the docs test makes it again (it takes
+    seconds) and what to do before its command."""
+
+    files: Tuple[str, ...]
+    release: Optional[str] = RELEASE
+    live: bool = False
+    before: str = ""
+    # The ExecuTorch commit its ET_TREE is made from: the docs test makes the
+    # record again where EXPORTPASS_FIX_ET_CHECKOUT names a checkout.
+    tree: str = ""
+
+
+SOURCES: Dict[str, Source] = {
+    "docs/records/partitioners.json": Source(
+        (
+            "exir/diagnosis/cli.py",
+            "exir/diagnosis/checking/partitioners.py",
+            "exir/shared/installed.py",
+            "exir/shared/report.py",
+        ),
+        live=True,
+    ),
+    "docs/records/check-detr-webgpu.json": Source(_CHECK, before=SAVE_DETR),
+    "docs/records/matrix.json": Source(_CHECK + ("exir/diagnosis/evidence/matrix.py",)),
+    "docs/records/bench_check.json": Source(
+        _CHECK + ("test/diagnosis/checking/bench_check.py",)
+    ),
+    "docs/records/bench_export_pass_apply.json": Source(
+        _BACKPORT
+        + (
+            "exir/__init__.py",
+            "exportpass_fix.pth",
+            "test/backport/bench_export_pass.py",
+        )
+    ),
+    "docs/records/mutants.json": Source(_PATCH + ("exir/upstream/judging/",)),
+    "docs/records/prove-main.json": Source(_PATCH + ("exir/upstream/proving/",)),
+    "docs/records/prove-release-1.4.json": Source(
+        _PATCH + ("exir/upstream/proving/",), release="1.4.1"
+    ),
+    "docs/records/upstream-body-main.json": Source(
+        _BODY + ("docs/records/prove-main.json",), before=TREE, tree="cff6f4dd32e6"
+    ),
+    "docs/records/upstream-body-release-1.4.json": Source(
+        _BODY + ("docs/records/prove-release-1.4.json",),
+        release="1.4.1",  # patch takes a proof only over the release it ran over
+        before=TREE,
+        tree="e4d02f41f790",
+    ),
+    "docs/records/upstream-tests-only.json": Source(_BODY, before=STAND_IN),
+    # The release table: a row per release, so no one release.
+    "exir/shared/releases.json": Source(
+        _MEASURED
+        + ("exir/diagnosis/evidence/releases.py", "exir/shared/release_table.py"),
+        release=None,
+        before="where a pip constraints file caps torch, prefix PIP_CONSTRAINT=/dev/null",
+    ),
+}
+
+
+def tree_of(checkout: str, commit: str, root: Path) -> Path:
+    """A checkout at ``root`` of ``commit`` of ``checkout`` (a work tree or a
+    mirror), holding only what ``patch`` reads: exir/ and the files that pin
+    and configure its tests (the mirror lacks some large blobs elsewhere)."""
+    run = dict(check=True, capture_output=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--no-checkout", "--shared", checkout, str(root)], **run
+    )
+    subprocess.run(
+        ["git", "sparse-checkout", "set", "--no-cone", "/exir/"]
+        + ["/requirements-dev.txt", "/pytest.ini", "/.flake8", "/.mypy.ini"]
+        + ["/pyproject.toml"],
+        cwd=root,
+        **run,
+    )
+    subprocess.run(["git", "checkout", "-q", "--detach", commit], cwd=root, **run)
+    return root
+
+
+def files_of(scope: Tuple[str, ...], root: Path = REPO) -> List[str]:
+    """The files a scope names that exist, a folder standing for every file
+    in it. A file a record carries that no longer exists, or one that a
+    scoped folder gains, makes the record stale."""
+    found = []
+    for name in scope:
+        path = root / name
+        if path.is_dir():
+            found += [
+                str(p.relative_to(root))
+                for p in sorted(path.rglob("*"))
+                if p.is_file() and "__pycache__" not in p.parts
+            ]
+        elif path.is_file():
+            found.append(name)
+    return sorted(set(found))
+
+
+def digests(scope: Tuple[str, ...], root: Path = REPO) -> Dict[str, str]:
+    """File -> the first 16 hex digits of its sha256 ("missing" if absent)."""
+    return {
+        name: (
+            sha256((root / name).read_bytes()).hexdigest()[:16]
+            if (root / name).is_file()
+            else "missing"
+        )
+        for name in files_of(scope, root)
+    }
+
+
+def made_from(path: str, root: Path = REPO) -> Dict[str, object]:
+    return {"files": digests(SOURCES[path].files, root)}
+
+
+def remake(path: str, command: str) -> str:
+    """The command that makes the record at ``path`` again."""
+    source = SOURCES[path]
+    line = f"python test/record_output.py {path} -- {command}"
+    if source.release:
+        line += f" (over ExecuTorch {source.release})"
+    return f"{line}; {source.before}" if source.before else line
+
+
+def stale(path: str, record: dict, root: Path = REPO) -> Optional[str]:
+    """Why the record at ``path`` is not today's, with the command that makes
+    it again; None when it is."""
+    source = SOURCES.get(path)
+    if source is None:
+        return f"{path}: test/record_sources.py does not say what it is made from"
+    command = record.get("command") or record.get("generated_by", "?")
+    made = (record.get("made_from") or {}).get("files") or {}
+    now = digests(source.files, root)
+    changed = sorted(name for name in {*now, *made} if now.get(name) != made.get(name))
+    ran_over = (record.get("versions") or {}).get("executorch")
+    if changed:
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        why = f"{', '.join(changed[:3])}{more} changed since it was made"
+    elif source.release and ran_over != source.release:
+        why = f"made over ExecuTorch {ran_over}, not {source.release}"
+    else:
+        return None
+    return f"{path} is stale: {why}; make it again: {remake(path, command)}"
