@@ -13,7 +13,8 @@
 # reads torch internals. Which wrong fixes each one fails is in docs/tests.md.
 
 import unittest
-from typing import Callable
+from contextlib import nullcontext
+from typing import Any, Callable
 
 import executorch.exir as exir
 import torch
@@ -36,7 +37,6 @@ from executorch.exir.pass_base import (
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import export, ExportedProgram
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
-from torch.fx.passes.infra.pass_base import PassResult
 
 
 class _SineFrequencies(torch.nn.Module):
@@ -76,11 +76,6 @@ class _ScalingPass(ExportPass):
         return super().output([first, *results[1:]], meta)
 
 
-def _in_fake_mode(run: Callable[[], None]) -> None:
-    with FakeTensorMode():
-        run()
-
-
 def _in_compile_backend(run: Callable[[], None]) -> None:
     # torch.compile calls a backend in a TracingContext of its own fake mode.
     def backend(gm: torch.fx.GraphModule, _: object) -> Callable[..., object]:
@@ -100,7 +95,8 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     2. A graph without FakeTensor placeholders is traced in one new mode.
     3. Placeholders of two modes: the values the pass computes take a plain
        (non-constant) FakeTensor input's mode, constants of another retraced
-       into it; lifted constants alone in two modes raise or take one mode.
+       into it; constants alone in two modes raise or take one of theirs.
+    4. The graph the pass is given keeps its vals.
     """
 
     def _constant(self, mode: FakeTensorMode) -> FakeTensor:
@@ -116,14 +112,9 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         # returns arange (val of another mode) times each read one; and M.
         mode, other = FakeTensorMode(shape_env=ShapeEnv()), FakeTensorMode()  # strict
         assert mode.shape_env is not None
-        vals = {
-            "C": self._constant(other),
-            "x": mode.from_tensor(torch.ones(())),
-            "R": mode.from_tensor(torch.ones(())),
-            "i": 3,
-            "s": mode.shape_env.create_unbacked_symint(),
-            "r": torch.tensor(2.0),
-        }
+        x, s = mode.from_tensor(torch.ones(())), mode.shape_env.create_unbacked_symint()
+        vals = {"C": self._constant(other), "x": x, "R": x, "i": 3, "s": s}
+        vals["r"] = torch.tensor(2.0)
         graph = torch.fx.Graph()
         mul, arange = torch.ops.aten.mul.Tensor, torch.ops.aten.arange.start
         product = graph.call_function(arange, (0.0, 4.0))
@@ -142,62 +133,70 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             graph_module.meta["args"] = [torch.ones(()) for _ in layout]
         return graph_module, mode
 
-    def _results(self, layouts: str) -> list[tuple[str, FakeTensorMode, object]]:
-        # (case, M, result or error) of each graph through _ScalingPass and the
-        # base class (no placeholder vals restored, a val-less one allowed), in
-        # no mode, another fake mode, a torch.compile backend. One instance
-        # runs every graph, as transform() runs a pass over each method.
-        results: list[tuple[str, FakeTensorMode, object]] = []
+    def _results(self, layouts: str) -> list[tuple[str, FakeTensorMode, object, Any]]:
+        # (case, M, result, error or "changed" where the graph given lost its
+        # vals, the graph given) through _ScalingPass and _ExportPassBase (one
+        # instance each for all graphs, as transform() runs one over methods).
+        results: list[tuple[str, FakeTensorMode, object, Any]] = []
 
         def run() -> None:
             for case, export_pass, (graph_module, mode) in cases:
+                vals = [n.meta.get("val") for n in graph_module.graph.nodes]
                 try:
-                    results.append((case, mode, export_pass(graph_module)))
+                    got: object = export_pass(graph_module)
                 except Exception as error:
-                    results.append((case, mode, error))
+                    got = error
+                now = [n.meta.get("val") for n in graph_module.graph.nodes]
+                got = got if all(a is b for a, b in zip(vals, now)) else "changed"
+                results.append((case, mode, got, graph_module))
 
-        contexts = {"directly": lambda run: run(), "in a fake mode": _in_fake_mode}
-        for context, run_in in {**contexts, "compiling": _in_compile_backend}.items():
+        for context in ("directly", "in a fake mode", "compiling"):
             cases = [
                 (f"{layout} {type(p).__name__} {context}", p, self._graph(layout))
                 for p in (_ScalingPass(), _ExportPassBase())
                 for layout in layouts.split()
                 if "n" not in layout or type(p) is _ExportPassBase
             ]
-            run_in(run)
+            if context == "compiling":
+                _in_compile_backend(run)
+            else:
+                with FakeTensorMode() if context != "directly" else nullcontext():
+                    run()
         return results
 
-    def _modes(self, result: object, skip: str = "") -> set[FakeTensorMode]:
-        # The fake modes of the result's vals, but those of nodes of op skip.
-        assert isinstance(result, PassResult), result
-        nodes = result.graph_module.graph.nodes
-        vals = [n.meta.get("val") for n in nodes if n.op != skip]
+    def _modes(self, result: object, skip: str = "") -> set[object]:
+        # The fake modes of a result's (or a graph's) vals, but of op skip.
+        graph_module = getattr(result, "graph_module", result)
+        assert isinstance(graph_module, torch.fx.GraphModule), result
+        vals = [n.meta.get("val") for n in graph_module.graph.nodes if n.op != skip]
         leaves = [v for val in vals for v in (val if isinstance(val, tuple) else [val])]
         return {v.fake_mode for v in leaves if isinstance(v, FakeTensor)}
 
     def test_placeholders_of_one_fake_mode_keep_it(self) -> None:
         # Every FakeTensor of the result is in the placeholders' one mode.
-        for case, mode, result in self._results("cc xc cis sci isc iu no R"):
+        for case, mode, result, _ in self._results("cc xc cis sci isc iu no R"):
             with self.subTest(case=case):
                 self.assertEqual(self._modes(result), {mode})
 
     def test_graph_without_fake_tensors_gets_a_new_fake_mode(self) -> None:
         # A graph without FakeTensor placeholders is traced in one new mode.
-        seen: set[FakeTensorMode] = set()
-        for case, _, result in self._results("rn i r"):
+        seen: set[object] = set()
+        for case, _, result, given in self._results("rn i r"):
             with self.subTest(case=case):
                 modes = self._modes(result)
-                self.assertTrue(len(modes) == 1 and not modes & seen, modes)
+                old = seen | self._modes(given)  # earlier calls', the graph's own
+                self.assertTrue(len(modes) == 1 and not modes & old, modes)
                 seen |= modes
 
     def test_placeholders_of_two_fake_modes(self) -> None:
-        # A plain input's mode is taken; the values never hold two modes.
-        for case, mode, result in self._results("xC Cx cC"):
+        # A plain input's mode is taken; else one of the constants' modes.
+        for case, mode, result, given in self._results("xC Cx cC"):
             with self.subTest(case=case):
                 if "x" in case.split()[0]:
                     self.assertEqual(self._modes(result, "placeholder"), {mode})
                 elif not isinstance(result, Exception):
-                    self.assertEqual(len(self._modes(result, "placeholder")), 1)
+                    modes = self._modes(result, "placeholder")
+                    self.assertTrue(len(modes) == 1 and modes < self._modes(given))
 
     def test_placeholder_overrides_receive_the_constants_values(self) -> None:
         # placeholder() overrides get the real values of lifted constants.

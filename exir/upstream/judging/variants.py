@@ -13,6 +13,7 @@ from typing import List
 
 from ...shared.fix_source import fixed_call_text
 from .adversaries.adversary_1_variants import VARIANTS as ADVERSARY_1
+from .adversaries.adversary_2_variants import VARIANTS as ADVERSARY_2
 from .call_texts import (
     ALL_REAL,
     call_text,
@@ -157,7 +158,11 @@ VARIANTS: List[Variant] = [
     *EARLIER,
     *CONTRACT,
     *(
-        Variant(f"adversary-1: {v['name']}", v["reason"], v["text"], "adversary-1")
-        for v in ADVERSARY_1
+        Variant(f"{origin}: {v['name']}", v["reason"], v["text"], origin)
+        for origin, written in (
+            ("adversary-1", ADVERSARY_1),
+            ("adversary-2", ADVERSARY_2),
+        )
+        for v in written
     ),
 ]

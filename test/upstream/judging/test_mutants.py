@@ -77,8 +77,9 @@ def test_every_wrong_variant_has_a_witness_and_is_killed(table: dict) -> None:
     # right.
     assert POSITIONAL | {UNFIXED} <= {row["name"] for row in wrong}
     origins = {row["origin"] for row in table["variants"][:-1]}
-    assert {"lead's contract, 38 helper", "adversary-1"} <= origins
+    assert {"lead's contract, 38 helper", "adversary-1", "adversary-2"} <= origins
     assert sum(row["origin"] == "adversary-1" for row in wrong) == 22
+    assert sum(row["origin"] == "adversary-2" for row in wrong) == 18
 
 
 @pytest.mark.mutants

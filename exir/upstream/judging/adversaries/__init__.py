@@ -1,4 +1,5 @@
-"""Variants and witnesses written by the adversaries of #38, as written;
+"""Variants and witnesses written by the adversaries of #38 (adversary-1,
+adversary-2), as written;
 ``witnesses()`` gives the witnesses as ``Witness`` objects, each named after
 its adversary."""
 
@@ -9,6 +10,7 @@ def witnesses() -> List[object]:
     """Every adversary's witnesses; a witness that raises shows ``raises``."""
     from ..witnesses import Witness
     from .adversary_1_witnesses import WITNESSES as ADVERSARY_1
+    from .adversary_2_witnesses import WITNESSES as ADVERSARY_2
 
     def caught(run):  # type: ignore[no-untyped-def]
         def shown() -> str:
@@ -20,6 +22,10 @@ def witnesses() -> List[object]:
         return shown
 
     return [
-        Witness(f"adversary-1: {name}", "written by adversary-1", caught(run))
-        for name, run in ADVERSARY_1
+        Witness(f"{origin}: {name}", f"written by {origin}", caught(run))
+        for origin, written in (
+            ("adversary-1", ADVERSARY_1),
+            ("adversary-2", ADVERSARY_2),
+        )
+        for name, run in written
     ]
