@@ -33,9 +33,10 @@ SUITE = "exir/tests --continue-on-collection-errors"
 LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
 
 BREAKS = (
-    "when every input of a graph is a lifted constant, `ExportPass` retraces"
-    ' it under a new fake mode and lowering aborts with "fake mode ...'
-    " doesn't match mode ...\" (blamed on `FuseBatchNormPass`)."
+    "when the only tensor inputs of a graph are lifted constants (ints and"
+    " SymInts beside them included), `ExportPass` retraces it under a new fake"
+    ' mode and lowering aborts with "fake mode ... doesn\'t match mode ..."'
+    " (blamed on `FuseBatchNormPass`)."
 )
 WHO = (
     "On 1.5.1 it was met through Vulkan and WebGPU, which delegate such"
@@ -44,9 +45,12 @@ WHO = (
 CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
     " lifted constants as real tensors, so it finds none; this takes it from"
-    ' the placeholders\' `meta["val"]` then. Only graphs without a FakeTensor'
-    " input change: their mode gets `allow_non_fake_inputs` as a FakeTensor"
-    " input's does, and constants of two modes raise in the pass."
+    ' the placeholders\' `meta["val"]` then. Only graphs whose FakeTensors are'
+    " all lifted constants change: they now trace in the constants' mode under"
+    " the Python dispatcher, with `allow_non_fake_inputs` set on it, as graphs"
+    " with a FakeTensor input do; constants there of two modes raise the"
+    ' "Multiple fake tensor mode detected." assertion where they used to trace'
+    " in a third, new mode."
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310

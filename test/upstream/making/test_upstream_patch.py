@@ -118,7 +118,12 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
     # What breaks and for whom, the cause, the change, the other PRs.
     count, first, last = release_table.bitten_count(release_table.load())
     for needle in (
-        "Fixes #22309: when every input of a graph is a lifted constant,",
+        "Fixes #22309: when the only tensor inputs of a graph are lifted",
+        "constants (ints and SymInts beside them included),",
+        # All that changes, for which graphs.
+        "Only graphs whose FakeTensors are all lifted constants change:",
+        "under the Python dispatcher, with `allow_non_fake_inputs` set on it,",
+        '"Multiple fake tensor mode detected." assertion where they used to',
         "lowering aborts with",
         "(blamed on `FuseBatchNormPass`).",
         "On 1.5.1 it was met through Vulkan and WebGPU, which delegate such",
