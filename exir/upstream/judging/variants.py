@@ -14,6 +14,7 @@ from typing import List
 from ...shared.fix_source import fixed_call_text
 from .adversaries.adversary_1_variants import VARIANTS as ADVERSARY_1
 from .adversaries.adversary_2_variants import VARIANTS as ADVERSARY_2
+from .adversaries.adversary_3_variants import VARIANTS as ADVERSARY_3
 from .call_texts import (
     ALL_REAL,
     call_text,
@@ -162,6 +163,7 @@ VARIANTS: List[Variant] = [
         for origin, written in (
             ("adversary-1", ADVERSARY_1),
             ("adversary-2", ADVERSARY_2),
+            ("adversary-3", ADVERSARY_3),
         )
         for v in written
     ),

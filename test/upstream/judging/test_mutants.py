@@ -22,6 +22,7 @@ from exportpass_fix.upstream.judging.variants import Variant, VARIANTS
 from exportpass_fix.upstream.judging.witness_run import all_witnesses, UNFIXED
 
 RECORD = Path(__file__).resolve().parents[3] / "docs" / "records" / "mutants.json"
+ADVERSARIES = {"adversary-1", "adversary-2", "adversary-3"}
 # Scans of placeholders chosen by position, each wrong where a non-tensor
 # input sits elsewhere, and the fallback taken only when every input is real.
 POSITIONAL = {
@@ -77,9 +78,10 @@ def test_every_wrong_variant_has_a_witness_and_is_killed(table: dict) -> None:
     # right.
     assert POSITIONAL | {UNFIXED} <= {row["name"] for row in wrong}
     origins = {row["origin"] for row in table["variants"][:-1]}
-    assert {"lead's contract, 38 helper", "adversary-1", "adversary-2"} <= origins
+    assert {"lead's contract, 38 helper"} | ADVERSARIES <= origins
     assert sum(row["origin"] == "adversary-1" for row in wrong) == 22
     assert sum(row["origin"] == "adversary-2" for row in wrong) == 18
+    assert sum(row["origin"] == "adversary-3" for row in wrong) == 12
 
 
 @pytest.mark.mutants

@@ -1,5 +1,5 @@
 """Variants and witnesses written by the adversaries of #38 (adversary-1,
-adversary-2), as written;
+adversary-2, adversary-3), as written;
 ``witnesses()`` gives the witnesses as ``Witness`` objects, each named after
 its adversary."""
 
@@ -11,6 +11,7 @@ def witnesses() -> List[object]:
     from ..witnesses import Witness
     from .adversary_1_witnesses import WITNESSES as ADVERSARY_1
     from .adversary_2_witnesses import WITNESSES as ADVERSARY_2
+    from .adversary_3_witnesses import WITNESSES as ADVERSARY_3
 
     def caught(run):  # type: ignore[no-untyped-def]
         def shown() -> str:
@@ -26,6 +27,7 @@ def witnesses() -> List[object]:
         for origin, written in (
             ("adversary-1", ADVERSARY_1),
             ("adversary-2", ADVERSARY_2),
+            ("adversary-3", ADVERSARY_3),
         )
         for name, run in written
     ]
