@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import docs_check
-from conftest import git, git_repo
 
 import pytest
 import record_output
 import record_sources
+from conftest import git, git_repo
 
 pytestmark = pytest.mark.once
 
