@@ -8,12 +8,15 @@ test compares with the block pasted under
     python test/record_output.py docs/records/NAME.json -- exportpass-fix ARGS...
     python test/record_output.py exir/shared/releases.json -- exportpass-fix releases --json
     python test/record_output.py --update
+    python test/record_output.py --stamp docs/records/NAME.json...
 
 The release table is the command's JSON with ``made_from`` added. A path of
 this machine that the command names (``--checkout``, ``--tree``) is kept as
 a placeholder (``ET_CHECKOUT``, ``ET_TREE``), in the command and the stdout.
 ``--update`` rewrites every marked block of README.md and docs/ from its
 source (a record's stdout, or a fast command run now), keeping its fences.
+``--stamp`` gives a record written without ``made_from`` the digests of its
+files in the commit that wrote it.
 
 Progress (the command's stderr) passes through; the record is written even
 when the command exits non-zero (its exit status is part of the record),
@@ -215,6 +218,26 @@ def update(page: Path, root: Path = REPO) -> List[str]:
     return problems
 
 
+def stamp(paths: List[str]) -> int:
+    """Gives each record written without ``made_from`` (by a branch whose
+    record_output.py predates it) the digests of its files in the commit that
+    wrote it, and its machine paths their placeholders; the docs test then
+    says whether it is stale. A record that has ``made_from`` is refused."""
+    for path in paths:
+        file = REPO / path
+        record = json.loads(file.read_text(encoding="utf-8"))
+        if path not in record_sources.SOURCES or "made_from" in record:
+            raise Refused(f"{path}: not a record to stamp (unknown, or stamped)")
+        if "command" in record:
+            placed = normalised(shlex.split(record["command"]))
+            record["command"] = _placed(record["command"], placed)
+            record["stdout"] = _placed(record["stdout"], placed)
+        record["made_from"] = record_sources.made_from_its_commit(path)
+        file.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        print(f"{path}: stamped from the commit that wrote it", file=sys.stderr)
+    return 0
+
+
 def main(args: List[str]) -> int:
     if args == ["--update"]:
         import docs_check
@@ -222,6 +245,8 @@ def main(args: List[str]) -> int:
         left = [problem for page in docs_check.pages() for problem in update(page)]
         print("\n".join(left) or "every marked block rewritten", file=sys.stderr)
         return 1 if left else 0
+    if args[:1] == ["--stamp"] and args[1:]:
+        return stamp(args[1:])
     to = None
     if args[1:2] == ["--to"]:
         to, args = Path(args[2]), args[:1] + args[3:]

@@ -10,6 +10,7 @@ it does not carry, or when it ran over another release than the one below.
 """
 
 import subprocess
+import tempfile
 from hashlib import sha256
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Tuple
@@ -149,7 +150,7 @@ def tree_of(checkout: str, commit: str, root: Path) -> Path:
     """A checkout at ``root`` of ``commit`` of ``checkout`` (a work tree or a
     mirror), holding only what ``patch`` reads: exir/ and the files that pin
     and configure its tests (the mirror lacks some large blobs elsewhere)."""
-    run = dict(check=True, capture_output=True)
+    run = {"check": True, "capture_output": True}
     subprocess.run(
         ["git", "clone", "-q", "--no-checkout", "--shared", checkout, str(root)], **run
     )
@@ -196,6 +197,27 @@ def digests(scope: Tuple[str, ...], root: Path = REPO) -> Dict[str, str]:
 
 def made_from(path: str, root: Path = REPO) -> Dict[str, object]:
     return {"files": digests(SOURCES[path].files, root)}
+
+
+def made_from_its_commit(path: str, root: Path = REPO) -> Dict[str, object]:
+    """``made_from`` for a record written without one: the digests of its
+    files as they stand in the commit that last wrote the record, which is
+    what the record was made from if it was made on that commit's code."""
+    commit = subprocess.run(
+        ["git", "log", "-1", "--format=%H", "--", path],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not commit:
+        raise ValueError(f"{path}: no commit wrote it")
+    with tempfile.TemporaryDirectory() as tree:
+        archive = subprocess.run(
+            ["git", "archive", commit], cwd=root, capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", tree], input=archive.stdout, check=True)
+        return made_from(path, Path(tree))
 
 
 def remake(path: str, command: str) -> str:

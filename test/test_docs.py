@@ -17,6 +17,7 @@ import docs_check
 import pytest
 import record_output
 import record_sources
+from conftest import git, git_repo
 
 pytestmark = pytest.mark.once
 
@@ -172,6 +173,24 @@ def test_the_checker_finds_a_record_whose_files_changed(tmp_path: Path) -> None:
     )
     assert "does not say what it is made from" in record_sources.stale(
         "docs/records/new.json", record
+    )
+
+
+def test_a_record_without_made_from_is_stamped_from_its_commit(tmp_path: Path) -> None:
+    path = "docs/records/partitioners.json"
+    scope = record_sources.files_of(record_sources.SOURCES[path].files)
+    texts = {name: (docs_check.REPO / name).read_text() for name in scope}
+    record = {"command": "exportpass-fix partitioners", "stdout": "x\n"}
+    git_repo(tmp_path, {**texts, path: json.dumps(record)})
+    (tmp_path / scope[0]).write_text(texts[scope[0]] + "# changed later\n")
+    assert git(tmp_path, "commit", "-qam", "later").returncode == 0
+
+    made = record_sources.made_from_its_commit(path, tmp_path)
+
+    assert made == record_sources.made_from(path, docs_check.REPO)
+    stamped = {**record, "made_from": made, "versions": {"executorch": "1.5.1"}}
+    assert f"{scope[0]} changed since it was made" in record_sources.stale(
+        path, stamped, tmp_path
     )
 
 
