@@ -45,12 +45,12 @@ WHO = (
 CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
     " lifted constants as real tensors, so it finds none; this takes it from"
-    ' the placeholders\' `meta["val"]` then. Only graphs whose FakeTensors are'
-    " all lifted constants change: they now trace in the constants' mode under"
-    " the Python dispatcher, with `allow_non_fake_inputs` set on it, as graphs"
-    " with a FakeTensor input do; constants there of two modes raise the"
-    ' "Multiple fake tensor mode detected." assertion where they used to trace'
-    " in a third, new mode."
+    ' the placeholders\' `meta["val"]` then. Only such graphs change (lifted'
+    ' constants, or real tensors in `meta["args"]`): they trace in that mode'
+    " under the Python dispatcher with `allow_non_fake_inputs` set, as graphs"
+    " with a FakeTensor input do; placeholders there of two modes raise the"
+    ' "Multiple fake tensor mode detected." assertion instead of tracing in a'
+    " third mode."
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310

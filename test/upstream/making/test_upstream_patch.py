@@ -121,9 +121,9 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
         "Fixes #22309: when the only tensor inputs of a graph are lifted",
         "constants (ints and SymInts beside them included),",
         # All that changes, for which graphs.
-        "Only graphs whose FakeTensors are all lifted constants change:",
-        "under the Python dispatcher, with `allow_non_fake_inputs` set on it,",
-        '"Multiple fake tensor mode detected." assertion where they used to',
+        "Only such graphs change (lifted constants, or real tensors in",
+        "under the Python dispatcher with `allow_non_fake_inputs` set,",
+        '"Multiple fake tensor mode detected." assertion instead of tracing',
         "lowering aborts with",
         "(blamed on `FuseBatchNormPass`).",
         "On 1.5.1 it was met through Vulkan and WebGPU, which delegate such",
