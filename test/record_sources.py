@@ -59,10 +59,11 @@ _PATCH = _FIX + (
     "exir/upstream/making/",
     "exir/upstream/cli.py",
 )
-# What a proof's output depends on: the patch's diffs and the runs, never its
-# message (patch_digest hashes the diffs alone; prove prints no message), so
-# not the modules and templates that word the PR body or the comment.
-_PROOF = _FIX + (
+# What the kill table's and a proof's outputs depend on: the patch's diffs
+# and the runs, never its message (patch_digest hashes the diffs alone;
+# neither command prints a message), so not the modules and templates that
+# word the PR body or the comment.
+_PATCH_CODE = _FIX + (
     "exir/tests/test_pass_infra.py",
     "exir/upstream/making/__init__.py",
     "exir/upstream/making/buck_deps.py",
@@ -72,8 +73,8 @@ _PROOF = _FIX + (
     "exir/upstream/making/patch.py",
     "exir/upstream/making/trees.py",
     "exir/upstream/cli.py",
-    "exir/upstream/proving/",
 )
+_PROOF = _PATCH_CODE + ("exir/upstream/proving/",)
 _BODY = _PATCH + (
     "exir/upstream/patch_options.py",
     "exir/shared/release_table.py",
@@ -136,7 +137,7 @@ SOURCES: Dict[str, Source] = {
             "test/backport/bench_export_pass.py",
         )
     ),
-    "docs/records/mutants.json": Source(_PATCH + ("exir/upstream/judging/",)),
+    "docs/records/mutants.json": Source(_PATCH_CODE + ("exir/upstream/judging/",)),
     "docs/records/prove-main.json": Source(_PROOF),
     "docs/records/prove-release-1.4.json": Source(_PROOF, release="1.4.1"),
     "docs/records/upstream-body-main.json": Source(
