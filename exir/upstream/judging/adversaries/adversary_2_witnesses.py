@@ -2,7 +2,9 @@
 not read the tests: graphs on which a variant of ``call`` shows a user a
 failure. Each returns ``one mode`` for the correct result, or what a user
 sees. Kept as the adversary wrote them (/work/notes/adversary-2), but for the
-imports and one witness left out: ``nested_const_vals`` (a placeholder whose
+imports, ``consts_two_modes`` taking any raise as allowed (as the contract
+does; it took only an AssertionError, which made adversary-1's right variant
+that raises ExportPassBaseError look wrong), and one witness left out: ``nested_const_vals`` (a placeholder whose
 val is a list of constants), on which the fix and upstream alike trace a
 second mode; torch.export gives every tensor a placeholder of its own, so no
 exported graph has that shape. Importing this module imports torch and
@@ -255,10 +257,8 @@ def w_consts_two_modes():
     gm = make_gm([("c0", const_fake(a, [1.0, 2.0])), ("c1", const_fake(b, 3.0))])
     try:
         res = ExportPass()(gm)
-    except AssertionError as e:
-        if "Multiple fake tensor mode" in str(e):
-            return "one mode"
-        raise
+    except Exception:  # the lead's change: any raise is allowed here
+        return "one mode"
     v = verdict(res.graph_module, skip_placeholders=True)
     (t,) = fakes_of(res.graph_module, True)[:1]
     return v if v != "one mode" or t.fake_mode in (a, b) else "mode not M"

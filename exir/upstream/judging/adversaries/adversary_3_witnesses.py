@@ -1,7 +1,9 @@
 """Witnesses written by adversary-3, the last fresh reviewer of #38, who had
 not read the tests: graphs on which a variant of ``call`` shows a user a
 failure. Each returns ``one mode`` for the correct result, or what a user
-sees. Kept as written (/work/notes/adversary-3). Importing this module imports
+sees. Kept as written (/work/notes/adversary-3), but ``w_two_const_modes``
+takes any raise as allowed, as the contract does (it took only an
+AssertionError). Importing this module imports
 torch and executorch.
 """
 
@@ -260,8 +262,8 @@ def w_two_const_modes():
     gm = build([const_fake(a, 2.0), const_fake(b, 3.0)], mul_body)
     try:
         r = p_run(gm)
-    except AssertionError:
-        return "one mode"  # raising is allowed here
+    except Exception:  # the lead's change: any raise is allowed here
+        return "one mode"
     mods = fake_modes(r, skip_placeholders=True)
     return (
         "one mode"
