@@ -41,7 +41,7 @@ def table() -> dict:
         [sys.executable, "-m", "exportpass_fix", "mutants", "--json"],
         capture_output=True,
         text=True,
-        timeout=1800,
+        timeout=3000,
     )
     assert done.returncode in (0, 1), done.stderr[-3000:]
     print("\n" + done.stderr)
