@@ -106,20 +106,19 @@ def _modes(graph_module: fx.GraphModule, skip: str = "") -> set[FakeTensorMode]:
 
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     """The fake modes of ExportPass's result (#22309), whatever graphs the same
-    instance ran on before; the graph given keeps its vals. 1. Placeholders'
-    FakeTensors (lifted constants too) of one mode M: all of the result's are
-    in M, also in another FakeTensorMode. 2. None: one new mode, also in a
-    torch.compile backend. 3. Two modes: the values computed take the plain
-    (non-constant) input's; constants alone raise or take one of theirs."""
+    instance ran on before, in another FakeTensorMode or a torch.compile backend
+    too; the graph given keeps its vals. 1. Placeholders' FakeTensors (lifted
+    constants too) of one mode M: all of the result's are in M. 2. None: one
+    new mode. 3. Two modes: the values computed take the plain (non-constant)
+    input's mode; constants alone raise or take one of theirs."""
 
     def _run(
-        self, graphs: dict[str, Callable[[], fx.GraphModule]], other: str
+        self, graphs: dict[str, Callable[[], fx.GraphModule]], *contexts: str
     ) -> list[tuple[str, fx.GraphModule, object]]:
-        # (case, graph given, result or error), one _ScalingPass run per context.
+        # (case, graph given, result or error), one pass instance per context.
         results: list[tuple[str, fx.GraphModule, object]] = []
 
-        def run(cases: list[tuple[str, fx.GraphModule]]) -> None:
-            export_pass = _ScalingPass()
+        def run(export_pass: ExportPass) -> None:
             for case, gm in cases:
                 vals = [node.meta.get("val") for node in gm.graph.nodes]
                 try:
@@ -130,18 +129,20 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
                 results.append((case, gm, result if kept else "the graph lost vals"))
 
         def backend(gm: fx.GraphModule, _: object) -> Callable[..., object]:
-            run(cases)  # torch.compile's tracing context has a fake mode of its own
+            # Its tracing context has a fake mode of its own. A plain ExportPass:
+            # a tensor made by a pass here fails on torch 2.9, fixed or not.
+            run(ExportPass())
             return gm.forward
 
-        for context in ["directly", other]:
+        for context in ("directly", *contexts):
             # Graphs are built outside the context, as export builds them.
             cases = [(f"{name}, {context}", build()) for name, build in graphs.items()]
-            if context == "in a torch.compile backend":
+            if context == "compiling":
                 torch.compiler.reset()
                 torch.compile(lambda x: x + 1, backend=backend)(torch.ones(1))
             else:
                 with FakeTensorMode() if context != "directly" else nullcontext():
-                    run(cases)
+                    run(_ScalingPass())
         return results
 
     def test_placeholders_of_one_fake_mode_keep_it(self) -> None:
@@ -157,7 +158,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             "an int, constants unread, returned": lambda: _graph((3,), (c(), c())),
             "a plain input, real meta['args']": lambda: _graph((x,), real_args=True),
         }
-        for case, _, result in self._run(graphs, "in a fake mode"):
+        for case, _, result in self._run(graphs, "in a fake mode", "compiling"):
             with self.subTest(case=case):
                 self.assertIsInstance(result, fx.GraphModule)
                 self.assertEqual(_modes(result), {mode})
@@ -170,11 +171,10 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             "a real tensor, an int unread": lambda: _graph((torch.tensor(2.0),), (3,)),
         }
         seen: set[FakeTensorMode] = set()
-        for case, given, result in self._run(graphs, "in a torch.compile backend"):
+        for case, given, result in self._run(graphs, "compiling"):
             with self.subTest(case=case):
                 modes = _modes(result)
-                self.assertEqual(len(modes), 1)
-                self.assertFalse(modes & (seen | _modes(given)), "not new")
+                self.assertTrue(len(modes) == 1 and not modes & (seen | _modes(given)))
                 seen |= modes
 
     def test_placeholders_of_two_fake_modes(self) -> None:
@@ -186,7 +186,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             "a plain input last": lambda: _graph((_constant(other), x)),
             "constants alone": lambda: _graph((_constant(mode), _constant(other))),
         }
-        for case, _, result in self._run(graphs, "in a fake mode"):
+        for case, _, result in self._run(graphs, "in a fake mode", "compiling"):
             with self.subTest(case=case):
                 if not case.startswith("constants alone"):
                     self.assertEqual(_modes(result, "placeholder"), {mode})

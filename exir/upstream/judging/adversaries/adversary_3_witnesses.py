@@ -3,7 +3,8 @@ not read the tests: graphs on which a variant of ``call`` shows a user a
 failure. Each returns ``one mode`` for the correct result, or what a user
 sees. Kept as written (/work/notes/adversary-3), but ``w_two_const_modes``
 takes any raise as allowed, as the contract does (it took only an
-AssertionError). Importing this module imports
+AssertionError), and ``const_fake`` makes its meta tensor outside the mode,
+for torch 2.9. Importing this module imports
 torch and executorch.
 """
 
@@ -19,8 +20,10 @@ aten = torch.ops.aten
 
 def const_fake(mode, value):
     real = torch.tensor(value) if not isinstance(value, torch.Tensor) else value
-    with mode:
-        meta = torch.empty(real.shape, dtype=real.dtype, device="meta")
+    # Made outside the mode (changed from adversary-3's text): under torch 2.9
+    # a meta tensor made inside a FakeTensorMode is already a FakeTensor, and
+    # FakeTensor() refuses it, so every witness that builds a constant raised.
+    meta = torch.empty(real.shape, dtype=real.dtype, device="meta")
     return FakeTensor(mode, meta, torch.device("cpu"), constant=real)
 
 
