@@ -106,10 +106,10 @@ def _modes(graph_module: fx.GraphModule, skip: str = "") -> set[FakeTensorMode]:
 
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     """The fake modes of ExportPass's result (#22309), whatever graphs the same
-    instance ran on before, in another FakeTensorMode or a torch.compile backend
-    too; the graph given keeps its vals. 1. Placeholders' FakeTensors (lifted
-    constants too) of one mode M: all of the result's are in M. 2. None: one
-    new mode. 3. Two modes: the values computed take the plain (non-constant)
+    instance ran on before, in a torch.compile backend too (1 and 3 in another
+    FakeTensorMode too); the graph given keeps its vals. 1. Placeholders' fakes
+    (lifted constants too) of one mode M: all of the result's are in M. 2. None:
+    one new mode. 3. Two modes: computed values take the plain (non-constant)
     input's mode; constants alone raise or take one of theirs."""
 
     def _run(
