@@ -105,17 +105,23 @@ def _plain_after_other_constant() -> str:
     return _in(mode, *_through(graph_module), skip="placeholder")
 
 
-def _in_compile_backend() -> str:
-    # torch.compile calls its backend in a TracingContext of its own mode.
-    mode, seen = _strict(), []
+def _in_compile_backend(run: Callable[[], str]) -> str:
+    """What ``run`` says when torch.compile calls it as a backend, in a
+    TracingContext of its own fake mode."""
+    seen = []
 
     def backend(gm: torch.fx.GraphModule, _: object) -> Callable[..., object]:
-        seen.append(_in(mode, *_through(_constants(mode))))
+        seen.append(run())
         return gm.forward
 
     torch.compiler.reset()
     torch.compile(lambda x: x + 1, backend=backend, fullgraph=True)(torch.ones(1))
     return seen[0]
+
+
+def _constants_in_compile_backend() -> str:
+    mode = _strict()
+    return _in_compile_backend(lambda: _in(mode, *_through(_constants(mode))))
 
 
 def _without_fakes() -> torch.fx.GraphModule:
@@ -145,16 +151,8 @@ def _new_each_time(runs: List[Callable[[], object]]) -> str:
 def _nofake_in_one_compile_backend() -> str:
     # Not inside a FakeTensorMode: there torch 2.9 fails such graphs, fixed or not.
     first, second = _without_fakes(), _without_fakes()  # real vals: made outside
-    seen = []
-
-    def backend(gm: torch.fx.GraphModule, _: object) -> Callable[..., object]:
-        runs = [lambda: _through(first), lambda: _through(second)]
-        seen.append(_new_each_time(runs))  # type: ignore[list-item]
-        return gm.forward
-
-    torch.compiler.reset()
-    torch.compile(lambda x: x + 1, backend=backend, fullgraph=True)(torch.ones(1))
-    return seen[0]
+    runs = [lambda: _through(first), lambda: _through(second)]
+    return _in_compile_backend(lambda: _new_each_time(runs))  # type: ignore
 
 
 def _nofake_after_plain() -> str:
@@ -216,7 +214,7 @@ WITNESSES: List[Witness] = [
     Witness(
         "a constant-only graph in a torch.compile backend",
         "#22309's graph through ExportPass inside a torch.compile backend",
-        _in_compile_backend,
+        _constants_in_compile_backend,
     ),
     Witness(
         "graphs without FakeTensors in one compile backend",
