@@ -49,6 +49,7 @@ setup(
         "exportpass_fix.upstream.proving",
         "exportpass_fix.upstream.judging",
         "exportpass_fix.upstream.judging.adversaries",
+        "exportpass_fix.upstream.judging.contract",
         "exportpass_fix.backport",
         "exportpass_fix.diagnosis",
         "exportpass_fix.diagnosis.checking",

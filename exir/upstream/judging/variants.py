@@ -26,7 +26,7 @@ from .call_texts import (
     vals_scan,
     Variant,
 )
-from .contract_variants import CONTRACT
+from .contract.variants import CONTRACT
 
 EARLIER: List[Variant] = [
     Variant(

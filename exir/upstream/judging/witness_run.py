@@ -16,10 +16,11 @@ UNFIXED = "unfixed upstream"
 
 
 def all_witnesses() -> List[object]:
-    """The witnesses of ``witnesses``, ``contract_witnesses`` and the
+    """The witnesses of ``witnesses``, ``contract.witnesses`` and the
     adversaries'. Imports torch and executorch."""
-    from . import contract_witnesses, witnesses
+    from . import witnesses
     from .adversaries import witnesses as adversaries
+    from .contract import witnesses as contract_witnesses
 
     return [*witnesses.WITNESSES, *contract_witnesses.WITNESSES, *adversaries()]
 

@@ -2,12 +2,12 @@
 (#38): the state a reused pass instance carries, the context ``call`` runs
 in, the tensors a pass makes itself, the graph's edges and placeholders of
 two modes. Written by the 38 helper from the lead's contract; each wrong one
-has a witness in ``contract_witnesses``.
+has a witness in ``contract.witnesses``.
 """
 
 from typing import List
 
-from .call_texts import call_text, FALLBACK, fix_with, PLACEHOLDER_VALS, scan, Variant
+from ..call_texts import call_text, FALLBACK, fix_with, PLACEHOLDER_VALS, scan, Variant
 
 ORIGIN = "lead's contract, 38 helper"
 _TWELVE = " " * 12

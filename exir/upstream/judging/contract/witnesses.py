@@ -25,8 +25,8 @@ from executorch.exir.pass_base import (
 )
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
-from ...shared.repro import constant_fake
-from .witnesses import _constants, _through, OK, Witness
+from ....shared.repro import constant_fake
+from ..witnesses import _constants, _through, OK, Witness
 
 
 def _modes(graph_module: torch.fx.GraphModule, skip: str = "") -> Set[int]:
