@@ -16,13 +16,18 @@ UNFIXED = "unfixed upstream"
 
 
 def all_witnesses() -> List[object]:
-    """The witnesses of ``witnesses``, ``contract.witnesses`` and the
+    """The witnesses of ``witnesses``, ``contract`` and the
     adversaries'. Imports torch and executorch."""
     from . import witnesses
     from .adversaries import witnesses as adversaries
-    from .contract import witnesses as contract_witnesses
+    from .contract import nofake_witnesses, witnesses as contract_witnesses
 
-    return [*witnesses.WITNESSES, *contract_witnesses.WITNESSES, *adversaries()]
+    return [
+        *witnesses.WITNESSES,
+        *contract_witnesses.WITNESSES,
+        *nofake_witnesses.WITNESSES,
+        *adversaries(),
+    ]
 
 
 def observe(texts: Dict[str, str]) -> Dict[str, Dict[str, str]]:
