@@ -78,7 +78,9 @@ def _constant(mode: FakeTensorMode) -> FakeTensor:
     return FakeTensor(mode, meta, torch.device("cpu"), constant=torch.tensor(2.0))
 
 
-def _graph(read: tuple, unread: tuple = (), real_args: bool = False) -> fx.GraphModule:
+def _graph(
+    read: tuple[object, ...], unread: tuple[object, ...] = (), real_args: bool = False
+) -> fx.GraphModule:
     # A placeholder per val. It returns arange (its val stale, of another mode)
     # times each read one, then the unread ones but the first, which no node
     # uses. real_args: meta["args"] holds real tensors, as inputs() reads.
@@ -129,13 +131,10 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
                 results.append((case, gm, result if kept else "the graph lost vals"))
 
         def backend(gm: fx.GraphModule, _: object) -> Callable[..., object]:
-            # Its tracing context has a fake mode of its own. A plain ExportPass:
-            # a tensor made by a pass here fails on torch 2.9, fixed or not.
-            run(ExportPass())
+            run(ExportPass())  # no made tensor: torch 2.9 fails it here, fix or not
             return gm.forward
 
         for context in ("directly", *contexts):
-            # Graphs are built outside the context, as export builds them.
             cases = [(f"{name}, {context}", build()) for name, build in graphs.items()]
             if context == "compiling":
                 torch.compiler.reset()
