@@ -177,6 +177,11 @@ def make_tests_patch(
     refuse (``PatchRefused``, nothing written) where the tests would fail."""
     if not tree.is_dir():
         raise PatchRefused(f"{tree}: no such directory")
+    if changed := _git(tree, "status", "--porcelain", "--untracked-files=no"):
+        raise PatchRefused(
+            f"{tree}: uncommitted changes ({changed.splitlines()[0].strip()}):"
+            " the message names the commit the tests ran on; commit or stash them"
+        )
     changes = planned_test_changes(tree)
     check_writable(out_dir)
     measured = new_tests_on(tree, changes[0].new)

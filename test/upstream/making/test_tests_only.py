@@ -179,3 +179,22 @@ def test_tests_only_patch_is_refused_on_an_unfixed_tree(tmp_path: Path) -> None:
     named = set(refusal.split("(", 1)[1].split(")", 1)[0].split(", "))
     assert named and named <= new_test_names()
     assert list(out.iterdir()) == []
+
+
+def test_tests_only_patch_is_refused_on_a_tree_with_uncommitted_changes(
+    branch_of_22310: Path, tmp_path: Path
+) -> None:
+    # The message and comment name HEAD: files that differ from it were not
+    # what that commit holds, so nothing is measured nor written.
+    pass_base = branch_of_22310 / PASS_BASE
+    committed = pass_base.read_text()
+    pass_base.write_text(committed + "\n")
+    try:
+        done = _tests_only(branch_of_22310, tmp_path / "out", "--for-pr", "22310")
+    finally:
+        pass_base.write_text(committed)
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert f"{branch_of_22310}: uncommitted changes (M {PASS_BASE})" in refusal
+    assert list((tmp_path / "out").iterdir()) == []
