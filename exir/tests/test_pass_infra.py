@@ -111,8 +111,9 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     instance ran on before, in a torch.compile backend too (1 and 3 in another
     FakeTensorMode too); the graph given keeps its vals. 1. Placeholders' fakes
     (lifted constants too) of one mode M: all of the result's are in M. 2. None:
-    one new mode. 3. Two modes: computed values take the plain (non-constant)
-    input's mode; constants alone raise or take one of theirs."""
+    one new mode. 3. Two modes: computed values take the mode of a FakeTensor
+    inputs() gives; without one (constants alone, or a real meta["args"]) they
+    raise or take one of the placeholders' modes."""
 
     def _run(
         self, graphs: dict[str, Callable[[], fx.GraphModule]], *contexts: str
