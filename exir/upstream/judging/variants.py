@@ -15,6 +15,7 @@ from ...shared.fix_source import fixed_call_text
 from .adversaries.adversary_1_variants import VARIANTS as ADVERSARY_1
 from .adversaries.adversary_2_variants import VARIANTS as ADVERSARY_2
 from .adversaries.adversary_3_variants import VARIANTS as ADVERSARY_3
+from .adversaries.adversary_4_variants import VARIANTS as ADVERSARY_4
 from .call_texts import (
     ALL_REAL,
     call_text,
@@ -164,6 +165,7 @@ VARIANTS: List[Variant] = [
             ("adversary-1", ADVERSARY_1),
             ("adversary-2", ADVERSARY_2),
             ("adversary-3", ADVERSARY_3),
+            ("adversary-4", ADVERSARY_4),
         )
         for v in written
     ),
