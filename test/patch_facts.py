@@ -10,7 +10,7 @@ NEW_TESTS = {
     for name in (
         "test_placeholders_of_one_fake_mode_keep_it",
         "test_graph_without_fake_tensors_gets_a_new_fake_mode",
-        "test_placeholders_of_two_fake_modes",
+        "test_two_fake_modes_keep_the_plain_inputs_mode",
         "test_placeholder_overrides_receive_the_constants_values",
         "test_partitioned_constant_subgraph_lowers",
     )

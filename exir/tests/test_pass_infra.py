@@ -27,16 +27,22 @@ from executorch.exir.backend.partitioner import (
 )
 from executorch.exir.backend.utils import tag_constant_data
 from executorch.exir.lowered_backend_module import get_lowered_submodules
-from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
+from executorch.exir.pass_base import (
+    Argument,
+    ExportPass,
+    ExportPassBaseError,
+    NodeMetadata,
+    ProxyValue,
+)
 from torch import fx
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
-from torch.export import export, ExportedProgram
+from torch.export import Dim, export, ExportedProgram
 
 
 class _SineFrequencies(torch.nn.Module):
-    # #22309's reduced model: frequencies that depend on no input.
+    # #22309's reduced model: frequencies that depend on no input's values.
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        t = torch.arange(128, dtype=torch.float32)
+        t = torch.arange(x.shape[1], dtype=torch.float32)
         return x + 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
 
 
@@ -78,12 +84,10 @@ def _constant(mode: FakeTensorMode) -> FakeTensor:
     return FakeTensor(mode, meta, torch.device("cpu"), constant=torch.tensor(2.0))
 
 
-def _graph(
-    read: tuple[object, ...], unread: tuple[object, ...] = (), real_args: bool = False
-) -> fx.GraphModule:
+def _graph(read: tuple[object, ...], unread: tuple[object, ...] = ()) -> fx.GraphModule:
     # A placeholder per val. It returns arange (its val stale, of another mode)
     # times each read one, then the unread ones but the first, which no node
-    # uses. real_args: meta["args"] holds real tensors, as inputs() reads.
+    # uses.
     graph = fx.Graph()
     nodes = [graph.placeholder(f"p{i}") for i in range(len(read + unread))]
     for node, val in zip(nodes, read + unread):
@@ -93,15 +97,13 @@ def _graph(
     for node in nodes[: len(read)]:
         product = graph.call_function(torch.ops.aten.mul.Tensor, (product, node))
     graph.output((product, *nodes[len(read) + 1 :]))
-    graph_module = fx.GraphModule(torch.nn.Module(), graph)
-    if real_args:
-        graph_module.meta["args"] = [torch.ones(()) for _ in nodes]
-    return graph_module
+    return fx.GraphModule(torch.nn.Module(), graph)
 
 
-def _modes(graph_module: fx.GraphModule, skip: str = "") -> set[FakeTensorMode]:
-    # The fake modes of the graph's vals, outputs' too, but of op skip's nodes.
-    vals = [n.meta.get("val") for n in graph_module.graph.nodes if n.op != skip]
+def _modes(result: object, skip: str = "") -> set[FakeTensorMode]:
+    # The fake modes of a result graph's vals, outputs' too, but of op skip's.
+    assert isinstance(result, fx.GraphModule), result  # else what call raised
+    vals = [n.meta.get("val") for n in result.graph.nodes if n.op != skip]
     leaves = [v for val in vals for v in (val if isinstance(val, tuple) else [val])]
     return {v.fake_mode for v in leaves if isinstance(v, FakeTensor)}
 
@@ -156,15 +158,14 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             "a constant, then an int": lambda: _graph((c(), 3)),
             "an int, a constant unread": lambda: _graph((3,), (c(),)),
             "an int, constants unread, returned": lambda: _graph((3,), (c(), c())),
-            "a plain input, real meta['args']": lambda: _graph((x,), real_args=True),
         }
         for case, _, result in self._run(graphs, "in a fake mode", "compiling"):
             with self.subTest(case=case):
-                self.assertIsInstance(result, fx.GraphModule)
                 self.assertEqual(_modes(result), {mode})
 
     def test_graph_without_fake_tensors_gets_a_new_fake_mode(self) -> None:
-        # Each such graph is traced in one mode that no earlier call used.
+        # Each such graph is traced in one mode no earlier call used (not tried in
+        # another FakeTensorMode: torch 2.9, ExecuTorch 1.0's, fails it, fixed or not).
         graphs = {
             "a real tensor": lambda: _graph((torch.tensor(2.0),)),
             "an int": lambda: _graph((3,)),
@@ -174,11 +175,12 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         for case, given, result in self._run(graphs, "compiling"):
             with self.subTest(case=case):
                 modes = _modes(result)
-                self.assertTrue(len(modes) == 1 and not modes & (seen | _modes(given)))
+                self.assertEqual(len(modes), 1)
+                self.assertFalse(modes & (seen | _modes(given)), "an older mode")
                 seen |= modes
 
-    def test_placeholders_of_two_fake_modes(self) -> None:
-        # The plain input's mode is taken; constants alone may raise instead.
+    def test_two_fake_modes_keep_the_plain_inputs_mode(self) -> None:
+        # Computed values take the plain input's mode; constants alone may raise.
         mode, other = FakeTensorMode(), FakeTensorMode()
         x = mode.from_tensor(torch.ones(()))
         graphs = {
@@ -190,7 +192,9 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             with self.subTest(case=case):
                 if not case.startswith("constants alone"):
                     self.assertEqual(_modes(result, "placeholder"), {mode})
-                elif not isinstance(result, Exception):  # raising is allowed
+                elif isinstance(result, Exception):  # one of ExportPass's own
+                    self.assertIsInstance(result, (AssertionError, ExportPassBaseError))
+                else:
                     self.assertIn(_modes(result, "placeholder"), [{mode}, {other}])
 
     def test_placeholder_overrides_receive_the_constants_values(self) -> None:
@@ -208,11 +212,13 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         torch.testing.assert_close(args, [torch.tensor(2.0)] * 2)
 
     def test_partitioned_constant_subgraph_lowers(self) -> None:
-        # #22309's model lowers with one delegate, and its program matches eager.
-        x = torch.randn(4, 128)
-        edge = exir.to_edge_transform_and_lower(
-            export(_SineFrequencies(), (x,)), partitioner=[_ConstantsPartitioner()]
-        )
-        program = edge.exported_program()
+        # #22309's model lowers with one delegate (its inputs: the lifted
+        # constants and a SymInt, x's dynamic size), and it matches eager.
+        x, dims = torch.randn(4, 128), {"x": {1: Dim("n")}}
+        program = exir.to_edge_transform_and_lower(
+            export(_SineFrequencies(), (x,), dynamic_shapes=dims),
+            partitioner=[_ConstantsPartitioner()],
+        ).exported_program()
         self.assertEqual(len(get_lowered_submodules(program.graph_module)), 1)
+        x = torch.randn(4, 64)
         torch.testing.assert_close(program.module()(x), _SineFrequencies()(x))
