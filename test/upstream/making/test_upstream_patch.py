@@ -252,8 +252,8 @@ def test_regression_test_fails_on_a_tree_without_the_fix(unfixed_tree: Path) -> 
 
 @pytest.mark.once
 def test_the_test_hunk_adds_at_most_200_lines(patched: dict) -> None:
-    # Measured on 1.5.1's file, as long as main's (199 lines at cff6f4dd both):
-    # an older file's import block lacks more names (206 lines over 1.0.0's).
+    # Measured on 1.5.1's file, whose import block is main's: an older file's
+    # lacks more of the names the tests import.
     added = _diff_lines(patched, TEST_PASS_INFRA, "+")
     assert 100 < len(added) <= 200, len(added)
 

@@ -13,13 +13,7 @@ Importing this module imports torch and executorch.
 from typing import Callable, List, Set
 
 import torch
-from executorch.exir.pass_base import (
-    _ExportPassBase,
-    Argument,
-    ExportPass,
-    NodeMetadata,
-    ProxyValue,
-)
+from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from ....shared.repro import constant_fake
@@ -82,15 +76,6 @@ def _beside_full(letter: str) -> str:
     return _in(mode, *_through(torch.fx.GraphModule(torch.nn.Module(), graph)))
 
 
-def _valless_first() -> str:
-    # The base class allows an unread placeholder without a val.
-    mode = _strict()
-    graph_module = _constants(mode)
-    with graph_module.graph.inserting_before(next(iter(graph_module.graph.nodes))):
-        graph_module.graph.placeholder("unread")
-    return _in(mode, *_through(graph_module, _ExportPassBase()))  # type: ignore
-
-
 def _plain_after_other_constant() -> str:
     mode, other = _strict(), _strict()
     graph = torch.fx.Graph()
@@ -121,16 +106,6 @@ def _constants_in_compile_backend() -> str:
     return _in_compile_backend(lambda: _in(mode, *_through(_constants(mode))))
 
 
-def _plain_with_real_args() -> str:
-    # inputs() takes graph_module.meta["args"] over the placeholders' vals.
-    mode = _strict()
-    graph_module = _constants(mode)
-    for node in graph_module.graph.find_nodes(op="placeholder"):
-        node.meta["val"] = mode.from_tensor(torch.ones(()))
-    graph_module.meta["args"] = (torch.ones(()), torch.ones(()))
-    return _in(mode, *_through(graph_module))
-
-
 WITNESSES: List[Witness] = [
     Witness(
         "constant-only graphs of two modes, one instance",
@@ -158,11 +133,6 @@ WITNESSES: List[Witness] = [
         lambda: _beside_full("o"),
     ),
     Witness(
-        "an unread placeholder without a val before the constants",
-        "through the base class, which allows one",
-        _valless_first,
-    ),
-    Witness(
         "a plain input after a constant of another mode",
         "the values the pass computes are in the plain input's mode, no raise",
         _plain_after_other_constant,
@@ -171,10 +141,5 @@ WITNESSES: List[Witness] = [
         "a constant-only graph in a torch.compile backend",
         "#22309's graph through ExportPass inside a torch.compile backend",
         _constants_in_compile_backend,
-    ),
-    Witness(
-        "a plain input with real meta['args']",
-        "inputs() gives the real args; the placeholders' vals are plain fakes",
-        _plain_with_real_args,
     ),
 ]
