@@ -164,8 +164,8 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
                 self.assertEqual(_modes(result), {mode})
 
     def test_graph_without_fake_tensors_gets_a_new_fake_mode(self) -> None:
-        # Each such graph is traced in one mode no earlier call used (not tried in
-        # another FakeTensorMode: torch 2.9, ExecuTorch 1.0's, fails it, fixed or not).
+        # Each such graph is traced in one mode that no earlier call used.
+        # Not in another FakeTensorMode: ExecuTorch 1.0's torch 2.9 fails it, fixed or not.
         graphs = {
             "a real tensor": lambda: _graph((torch.tensor(2.0),)),
             "an int": lambda: _graph((3,)),
@@ -212,8 +212,8 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         torch.testing.assert_close(args, [torch.tensor(2.0)] * 2)
 
     def test_partitioned_constant_subgraph_lowers(self) -> None:
-        # #22309's model lowers with one delegate (its inputs: the lifted
-        # constants and a SymInt, x's dynamic size), and it matches eager.
+        # #22309's model lowers with one delegate, and its program matches eager.
+        # The delegate's inputs: the lifted constants and a SymInt, x's size.
         x, dims = torch.randn(4, 128), {"x": {1: Dim("n")}}
         program = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,), dynamic_shapes=dims),

@@ -124,4 +124,15 @@ CONTRACT: List[Variant] = [
         ),
         ORIGIN,
     ),
+    Variant(
+        "no fallback beside a SymInt input",
+        "a SymInt input means a traced graph whose mode the inputs already"
+        " carry: fall back only when there is none",
+        fix_with(
+            "        if not any(isinstance(i, FakeTensor) for i in inputs):\n",
+            "        if not any(isinstance(i, (FakeTensor, torch.SymInt))"
+            " for i in inputs):\n",
+        ),
+        "the maintainer review of the named graphs (helper-15)",
+    ),
 ]
