@@ -31,10 +31,9 @@ class _ExportPassBase:
 
         inputs = self.inputs(graph_module)
 
-        # inputs() unwraps lifted constants to real tensors (and gives a real
-        # meta["args"] as it is), so a graph of only constants shows no
-        # FakeTensor there (#22309): take the mode from the placeholders'
-        # meta["val"] rather than opening a second one.
+        # inputs() unwraps lifted constants to real tensors, so a graph of only
+        # constants shows no FakeTensor there (#22309): take the mode from the
+        # placeholders' meta["val"] rather than opening a second one.
         vals = inputs
         if not any(isinstance(i, FakeTensor) for i in inputs):
             vals = [
