@@ -36,10 +36,10 @@ BREAKS = (
     "when the only tensor inputs of a graph are lifted constants (ints and"
     " SymInts beside them included), `ExportPass` retraces it under a new fake"
     ' mode and lowering aborts with "fake mode ... doesn\'t match mode ..."'
-    " (blamed on `FuseBatchNormPass`)."
+    " (blamed on `FuseBatchNormPass`, which Vulkan and WebGPU run)."
 )
 WHO = (
-    "On 1.5.1 it was met through Vulkan and WebGPU, which delegate such"
+    "On 1.5.1 it reproduces through Vulkan and WebGPU, which delegate such"
     " subgraphs for some tables computed in `forward`."
 )
 CAUSE = (

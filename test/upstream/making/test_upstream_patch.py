@@ -125,8 +125,8 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
         "under the Python dispatcher with `allow_non_fake_inputs` set,",
         '"Multiple fake tensor mode detected." assertion instead of tracing',
         "lowering aborts with",
-        "(blamed on `FuseBatchNormPass`).",
-        "On 1.5.1 it was met through Vulkan and WebGPU, which delegate such",
+        "(blamed on `FuseBatchNormPass`, which Vulkan and WebGPU run).",
+        "On 1.5.1 it reproduces through Vulkan and WebGPU, which delegate such",
         "`_ExportPassBase.call` takes the mode from `self.inputs()`",
         'this takes it from the placeholders\' `meta["val"]` then.',
         # Why this PR exists, and whose analysis it builds on.
