@@ -79,7 +79,7 @@ MAX_MODULES = 8  # per folder, besides __init__ and __main__
 MAX_LINES = 210
 # The adversaries' variants and witnesses are kept as the fresh reviewers of
 # #38 wrote them, a record of their work: their folder's rule is the line
-# above, not a docstring, and no line limit applies.
+# above, not a docstring, and no line or module-count limit applies.
 AS_WRITTEN = {"upstream/judging/adversaries"}
 
 
@@ -154,7 +154,8 @@ def test_a_folder_imports_only_what_it_may_and_stays_small(folder: str) -> None:
         or folder in AS_WRITTEN
     )
     modules = [p for p in where.glob("*.py") if p.name not in ("__init__.py",)]
-    assert len(modules) <= MAX_MODULES, sorted(p.name for p in modules)
+    # The adversaries' folder: two modules per adversary, as each wrote them.
+    assert len(modules) <= MAX_MODULES or folder in AS_WRITTEN, modules
     for path in modules:
         assert _relative_imports(path) <= MAY_IMPORT[folder], path
         if folder not in AS_WRITTEN:

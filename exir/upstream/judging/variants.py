@@ -16,6 +16,7 @@ from .adversaries.adversary_1_variants import VARIANTS as ADVERSARY_1
 from .adversaries.adversary_2_variants import VARIANTS as ADVERSARY_2
 from .adversaries.adversary_3_variants import VARIANTS as ADVERSARY_3
 from .adversaries.adversary_4_variants import VARIANTS as ADVERSARY_4
+from .adversaries.adversary_5_variants import VARIANTS as ADVERSARY_5
 from .call_texts import (
     ALL_REAL,
     call_text,
@@ -166,6 +167,7 @@ VARIANTS: List[Variant] = [
             ("adversary-2", ADVERSARY_2),
             ("adversary-3", ADVERSARY_3),
             ("adversary-4", ADVERSARY_4),
+            ("adversary-5", ADVERSARY_5),
         )
         for v in written
     ),
