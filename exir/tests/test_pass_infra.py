@@ -85,15 +85,15 @@ def _constant(mode: FakeTensorMode) -> FakeTensor:
 
 
 def _graph(read: tuple[object, ...], unread: tuple[object, ...] = ()) -> fx.GraphModule:
-    # A placeholder per val. It returns arange (its val stale, of another mode)
-    # times each read one, then the unread ones but the first, which no node
-    # uses.
+    # A placeholder per val, after an arange (its val stale, of another mode),
+    # as a partitioner's subgraph may start. It returns the arange times each
+    # read one, then the unread ones but the first, which no node uses.
     graph = fx.Graph()
+    product = graph.call_function(torch.ops.aten.arange.start, (0.0, 4.0))
+    product.meta["val"] = FakeTensorMode().from_tensor(torch.arange(4.0))
     nodes = [graph.placeholder(f"p{i}") for i in range(len(read + unread))]
     for node, val in zip(nodes, read + unread):
         node.meta["val"] = val
-    product = graph.call_function(torch.ops.aten.arange.start, (0.0, 4.0))
-    product.meta["val"] = FakeTensorMode().from_tensor(torch.arange(4.0))
     for node in nodes[: len(read)]:
         product = graph.call_function(torch.ops.aten.mul.Tensor, (product, node))
     graph.output((product, *nodes[len(read) + 1 :]))
