@@ -85,9 +85,9 @@ def _constant(mode: FakeTensorMode) -> FakeTensor:
 
 
 def _graph(read: tuple[object, ...], unread: tuple[object, ...] = ()) -> fx.GraphModule:
-    # A placeholder per val, after an arange (its val stale, of another mode),
-    # as a partitioner's subgraph may start. It returns the arange times each
-    # read one, then the unread ones but the first, which no node uses.
+    # A placeholder per val, after an arange (its val stale, of another mode:
+    # no mode to take), as a partitioner's subgraph may start. It returns the
+    # arange times each read one, then the unread ones but the first.
     graph = fx.Graph()
     product = graph.call_function(torch.ops.aten.arange.start, (0.0, 4.0))
     product.meta["val"] = FakeTensorMode().from_tensor(torch.arange(4.0))
@@ -110,13 +110,12 @@ def _modes(result: object, skip: str = "") -> set[FakeTensorMode]:
 
 
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
-    """The fake modes of ExportPass's result (#22309), whatever graphs the same
-    instance ran on before, in a torch.compile backend too (1 and 3 in another
-    FakeTensorMode too); the graph given keeps its vals. 1. Placeholders' fakes
-    (lifted constants too) of one mode M: all of the result's are in M. 2. None:
-    one new mode. 3. Two modes: computed values take the mode of a FakeTensor
-    inputs() gives; without one (constants alone, or a real meta["args"]) they
-    raise or take one of the placeholders' modes."""
+    """ExportPass's fake modes (#22309), one instance run over several graphs,
+    directly and in a torch.compile backend. Placeholders' FakeTensors (lifted
+    constants too) in one mode: all of the result's are in it, also in another
+    active FakeTensorMode. Two modes: computed values take the plain input's;
+    constants alone may raise. No FakeTensor: a new mode each. The graph given
+    keeps its vals."""
 
     def _run(
         self, graphs: dict[str, Callable[[], fx.GraphModule]], *contexts: str
@@ -135,7 +134,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
                 results.append((case, gm, result if kept else "the graph lost vals"))
 
         def backend(gm: fx.GraphModule, _: object) -> Callable[..., object]:
-            run(ExportPass())  # no made tensor: torch 2.9 fails it here, fix or not
+            run(ExportPass())  # tensors a pass makes: the other contexts test them
             return gm.forward
 
         for context in ("directly", *contexts):
@@ -155,7 +154,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         graphs = {
             "two constants": lambda: _graph((c(), c())),
             "a plain input and a constant": lambda: _graph((x, c())),
-            "an int, then a constant": lambda: _graph((3, _constant(other))),
+            "two ints, then a constant": lambda: _graph((3, 4, _constant(other))),
             "a constant, then an int": lambda: _graph((c(), 3)),
             "an int, a constant unread": lambda: _graph((3,), (_constant(other),)),
             "an int, constants unread, returned": lambda: _graph((3,), (c(), c())),
@@ -166,7 +165,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
 
     def test_graph_without_fake_tensors_gets_a_new_fake_mode(self) -> None:
         # Each such graph is traced in one mode that no earlier call used.
-        # Not in another FakeTensorMode: ExecuTorch 1.0's torch 2.9 fails it, fixed or not.
+        # Not in another FakeTensorMode, whose mode may take over, fixed or not.
         graphs = {
             "a real tensor": lambda: _graph((torch.tensor(2.0),)),
             "an int": lambda: _graph((3,)),

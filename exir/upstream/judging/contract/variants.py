@@ -135,4 +135,13 @@ CONTRACT: List[Variant] = [
         ),
         "the maintainer review of the named graphs (helper-15)",
     ),
+    Variant(
+        "the first two placeholders only",
+        "a delegate lists its lifted constants first: two are enough to look at",
+        fix_with(
+            '                if node.op == "placeholder"\n            ]\n',
+            '                if node.op == "placeholder"\n            ][:2]\n',
+        ),
+        "the second maintainer review of the named graphs (helper-17)",
+    ),
 ]
