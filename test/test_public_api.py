@@ -48,7 +48,7 @@ MAY_IMPORT = {
         "upstream/judging/adversaries",
         "upstream/judging/contract",
     },
-    "upstream/judging/adversaries": {"upstream/judging"},
+    "upstream/judging/adversaries": {"shared", "upstream/judging"},
     "upstream/judging/contract": {"shared", "upstream/judging"},
     "diagnosis": {
         "shared",

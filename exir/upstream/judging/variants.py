@@ -17,6 +17,7 @@ from .adversaries.adversary_2_variants import VARIANTS as ADVERSARY_2
 from .adversaries.adversary_3_variants import VARIANTS as ADVERSARY_3
 from .adversaries.adversary_4_variants import VARIANTS as ADVERSARY_4
 from .adversaries.adversary_5_variants import VARIANTS as ADVERSARY_5
+from .adversaries.adversary_6_variants import VARIANTS as ADVERSARY_6
 from .call_texts import (
     ALL_REAL,
     call_text,
@@ -168,6 +169,7 @@ VARIANTS: List[Variant] = [
             ("adversary-3", ADVERSARY_3),
             ("adversary-4", ADVERSARY_4),
             ("adversary-5", ADVERSARY_5),
+            ("adversary-6", ADVERSARY_6),
         )
         for v in written
     ),

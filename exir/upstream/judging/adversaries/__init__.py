@@ -1,5 +1,5 @@
 """Variants and witnesses written by the adversaries of #38 (adversary-1,
-adversary-2, adversary-3, adversary-4, adversary-5), as written;
+adversary-2, adversary-3, adversary-4, adversary-5, adversary-6), as written;
 ``witnesses()`` gives the witnesses as ``Witness`` objects, each named after
 its adversary."""
 
@@ -28,6 +28,7 @@ def witnesses() -> List[object]:
     from .adversary_3_witnesses import WITNESSES as ADVERSARY_3
     from .adversary_4_witnesses import WITNESSES as ADVERSARY_4
     from .adversary_5_witnesses import WITNESSES as ADVERSARY_5
+    from .adversary_6_witnesses import WITNESSES as ADVERSARY_6
 
     def caught(run):  # type: ignore[no-untyped-def]
         def shown() -> str:
@@ -46,6 +47,7 @@ def witnesses() -> List[object]:
             ("adversary-3", ADVERSARY_3),
             ("adversary-4", ADVERSARY_4),
             ("adversary-5", ADVERSARY_5),
+            ("adversary-6", ADVERSARY_6),
         )
         for name, run in written
         if f"{origin}: {name}" not in NOT_USERS_GRAPHS
