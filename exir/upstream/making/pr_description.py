@@ -36,21 +36,20 @@ BREAKS = (
     "when the only tensor inputs of a graph are lifted constants (ints and"
     " SymInts beside them included), `ExportPass` retraces it under a new fake"
     ' mode and lowering aborts with "fake mode ... doesn\'t match mode ..."'
-    " (blamed on `FuseBatchNormPass`, which Vulkan and WebGPU run)."
+    " (blamed on `FuseBatchNormPass`)."
 )
 WHO = (
-    "On 1.5.1 it reproduces through Vulkan and WebGPU, which delegate such"
-    " subgraphs for some tables computed in `forward`."
+    "On 1.5.1 it reproduces through Vulkan and WebGPU, which run that pass"
+    " and delegate such subgraphs for some tables computed in `forward`."
 )
 CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
     " lifted constants as real tensors, so it finds none; this takes it from"
     ' the placeholders\' `meta["val"]` then. Only such graphs change (lifted'
-    ' constants, or real tensors in `meta["args"]`): they trace in that mode'
-    " under the Python dispatcher with `allow_non_fake_inputs` set, as graphs"
-    " with a FakeTensor input do; placeholders there of two modes raise the"
-    ' "Multiple fake tensor mode detected." assertion instead of tracing in a'
-    " third mode."
+    ' constants, or real tensors in `meta["args"]`): they trace in that mode as'
+    " graphs with a FakeTensor input do (Python dispatcher,"
+    " `allow_non_fake_inputs`); two modes among their placeholders raise"
+    ' "Multiple fake tensor mode detected." rather than trace in a third.'
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310
@@ -77,9 +76,8 @@ def _counts(run: Dict[str, object]) -> str:
 def _setup(env: Dict[str, str]) -> str:
     pinned = pin_in_words(env.get("pytest_pin", ""))
     return (
-        f"its `exir/` over ExecuTorch {env['executorch']}, Python"
-        f" {env['python']}, torch {env['torch']}, pytest {env['pytest']}"
-        f" ({pinned}); by test id, a module failing to import as one"
+        f"`exir/` over ExecuTorch {env['executorch']} (Python {env['python']},"
+        f" torch {env['torch']}, pytest {env['pytest']}; {pinned})"
     )
 
 
@@ -98,8 +96,7 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
     return "\n".join(
         [
             fill(
-                f"On {proof['ref']} at {str(proof['commit'])[:12]} with"
-                f" {_setup(env)}:"
+                f"On {proof['ref']} at {str(proof['commit'])[:12]}," f" {_setup(env)}:"
             ),
             fill(
                 f"- `python -m pytest {TEST_PASS_INFRA}`: {_counts(unfixed)} fail"

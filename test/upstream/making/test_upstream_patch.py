@@ -122,11 +122,11 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
         "constants (ints and SymInts beside them included),",
         # All that changes, for which graphs.
         "Only such graphs change (lifted constants, or real tensors in",
-        "under the Python dispatcher with `allow_non_fake_inputs` set,",
-        '"Multiple fake tensor mode detected." assertion instead of tracing',
+        "(Python dispatcher, `allow_non_fake_inputs`);",
+        '"Multiple fake tensor mode detected." rather than trace in a third.',
         "lowering aborts with",
-        "(blamed on `FuseBatchNormPass`, which Vulkan and WebGPU run).",
-        "On 1.5.1 it reproduces through Vulkan and WebGPU, which delegate such",
+        "(blamed on `FuseBatchNormPass`).",
+        "On 1.5.1 it reproduces through Vulkan and WebGPU, which run that pass",
         "`_ExportPassBase.call` takes the mode from `self.inputs()`",
         'this takes it from the placeholders\' `meta["val"]` then.',
         # Why this PR exists, and whose analysis it builds on.
@@ -154,6 +154,17 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
     assert "lintrunner" not in message and "mypy" not in message
     # Nothing of this project after the diffs either (no signature).
     assert NOT_UPSTREAM.search(text) is None
+
+
+@pytest.mark.parametrize("name", ["main", "release-1.4"])
+def test_a_body_with_its_proof_is_as_short(name: str) -> None:
+    # The committed bodies quote their proofs' runs (test_docs holds them to
+    # today's code): those too within the lines and columns a body may take.
+    record = json.loads((REPO / f"docs/records/upstream-body-{name}.json").read_text())
+    message = record["stdout"].split("<==\n", 1)[1].rstrip()
+    lines = message.splitlines()
+    assert lines[0] == "### Summary" and "### Test plan" in lines
+    assert len(lines) <= MAX_LINES and max(map(len, lines)) <= WIDTH, len(lines)
 
 
 def test_a_release_branch_body_names_the_change_it_picks() -> None:
