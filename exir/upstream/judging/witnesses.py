@@ -147,7 +147,9 @@ def _saved_by_the_next_pass() -> str:
         torch.load(io.BytesIO(saved), weights_only=True).tolist()
         for saved in saver.saved
     ]
-    return _modes(second) if values == [2.0, 3.0] else f"changed values {values}"
+    # Not the values themselves: a variant that drops the data leaves memory
+    # no two runs read alike, and the kill table's record is compared run to run.
+    return _modes(second) if values == [2.0, 3.0] else "changed values"
 
 
 WITNESSES: List[Witness] = [
