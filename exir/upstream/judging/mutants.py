@@ -3,8 +3,8 @@
 
 A variant is wrong only with a witness: a graph of ``witnesses`` on which
 this project's fix shows ``one mode`` and the variant shows a failure. The
-witnesses run under every variant, and under the unfixed ``call``, in one
-process (``witness_run``). Then each variant is spliced into
+witnesses run under every variant, and under the unfixed ``call``, in two
+processes of half the variants each (``witness_run``). Then each variant is spliced into
 ``exir/pass_base.py`` of a linked tree of the installed ExecuTorch (as
 ``prove`` installs the fix), next to upstream's ``test_pass_infra.py`` with
 this project's tests appended, and one pytest process per variant runs that
@@ -57,10 +57,22 @@ def installed_texts() -> Dict[str, str]:
 
 
 def observe_witnesses() -> Dict[str, Dict[str, str]]:
-    """What each witness shows under each variant and unfixed."""
+    """What each witness shows under each variant and unfixed: half of the
+    variants in each of two processes, one per core."""
+    texts = {variant.name: variant.text for variant in VARIANTS}
+    names = list(texts)
+    halves = [names[: len(names) // 2], names[len(names) // 2 :]]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first, second = pool.map(
+            lambda half: _observe({name: texts[name] for name in half}), halves
+        )
+    return {**first, **second}
+
+
+def _observe(texts: Dict[str, str]) -> Dict[str, Dict[str, str]]:
     done = subprocess.run(
         [sys.executable, "-m", f"{__package__}.witness_run"],
-        input=json.dumps({variant.name: variant.text for variant in VARIANTS}),
+        input=json.dumps(texts),
         capture_output=True,
         text=True,
         env=environ_without_hook(),
@@ -113,7 +125,7 @@ def run_variant(
 
 def mutants(say: Callable[[str], None]) -> Dict[str, object]:
     texts = installed_texts()
-    say("the witnesses under every variant, in one process ...")
+    say("the witnesses under every variant, in two processes ...")
     seen = observe_witnesses()
     broken = [w for w, shown in seen[OURS].items() if shown != OK]
     with tempfile.TemporaryDirectory(prefix="exportpass-mutants-") as work:

@@ -1,5 +1,5 @@
 """``python -m exportpass_fix.upstream.judging.witness_run``: every witness under
-every variant of ``call``, in one process.
+each variant of ``call`` it is given, in one process.
 
 Reads ``{variant name: call text}`` as JSON on stdin; installs each text in
 turn on the installed ``_ExportPassBase`` (compiled in the namespace of
