@@ -66,6 +66,17 @@ def _verdict(gm, expect=None, forbid=(), skip_placeholders=False):
     return "one mode"
 
 
+class _Same:
+    """Equal only to a _Same of the same object. (As written, the snapshot
+    held id()s, which a freed object's successor may reuse.)"""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
 def _snapshot(gm):
     snap = []
     for n in gm.graph.nodes:
@@ -73,9 +84,9 @@ def _snapshot(gm):
         snap.append(
             (
                 n.name,
-                id(v),
-                id(getattr(v, "constant", None)),
-                id(getattr(v, "fake_mode", None)),
+                _Same(v),
+                _Same(getattr(v, "constant", None)),
+                _Same(getattr(v, "fake_mode", None)),
             )
         )
     return snap
