@@ -79,6 +79,9 @@ def test_an_interrupted_check_leaves_no_process_and_no_file(
         text=True,
         cwd=tmp_path,
         env={**os.environ, "TMPDIR": str(temporary)},
+        # As from a terminal: a shell's background job (a CI's, say) starts
+        # with SIGINT ignored, and check then ignores it too, as it should.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert check.stderr is not None
     started: List[int] = []
