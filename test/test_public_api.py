@@ -1,7 +1,8 @@
 """What users and other tools rely on stays put while the house is arranged:
 the public names, the commands under both spellings, the layout's import
-rules, a regular (non-editable) install, and a dependency on ExecuTorch that
-never moves the user's release."""
+rules, a regular (non-editable) install, a dependency on ExecuTorch that
+never moves the user's release, and code that runs on the oldest Python
+``requires-python`` admits (3.10)."""
 
 import ast
 import importlib.metadata
@@ -81,6 +82,88 @@ MAX_LINES = 210
 # #38 wrote them, a record of their work: their folder's rule is the line
 # above, not a docstring, and no line or module-count limit applies.
 AS_WRITTEN = {"upstream/judging/adversaries"}
+
+
+# What Python 3.11 and 3.12 added that this code might reach for: on 3.10
+# each is an ImportError, an AttributeError or a TypeError (a keyword
+# argument; Popen's process_group crashed check, matrix and releases).
+NEWER_MODULES = {"tomllib", "wsgiref.types"}
+NEWER_NAMES = {
+    "ExceptionGroup",
+    "BaseExceptionGroup",
+    "asyncio.Runner",
+    "asyncio.TaskGroup",
+    "asyncio.timeout",
+    "contextlib.chdir",
+    "datetime.UTC",
+    "enum.StrEnum",
+    "hashlib.file_digest",
+    "itertools.batched",
+    "logging.getLevelNamesMapping",
+    "operator.call",
+    "re.NOFLAG",
+    "sys.exception",
+    "typing.LiteralString",
+    "typing.Never",
+    "typing.NotRequired",
+    "typing.Required",
+    "typing.Self",
+    "typing.assert_never",
+    "typing.override",
+    "typing.reveal_type",
+}
+NEWER_KEYWORDS = {"process_group", "onexc", "delete_on_close", "case_sensitive"}
+NEWER_METHODS = {"add_note"}
+
+
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` for a name or an attribute chain, else ''."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else ""
+    return ""
+
+
+def _newer_than_310(tree: ast.AST) -> list:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name in NEWER_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            named = [f"{node.module}.{a.name}" for a in node.names]
+            found += [
+                n for n in [node.module, *named] if n in NEWER_MODULES | NEWER_NAMES
+            ]
+        elif (
+            isinstance(node, (ast.Name, ast.Attribute)) and _dotted(node) in NEWER_NAMES
+        ):
+            found.append(_dotted(node))
+        elif isinstance(node, ast.Attribute) and node.attr in NEWER_METHODS:
+            found.append(f".{node.attr}")
+        elif isinstance(node, ast.keyword) and node.arg in NEWER_KEYWORDS:
+            found.append(f"{node.arg}=")
+    return found
+
+
+def test_the_package_and_its_tests_use_nothing_newer_than_python_3_10() -> None:
+    found = {}
+    for path in sorted(
+        [*(REPO / "exir").rglob("*.py"), *(REPO / "test").rglob("*.py")]
+    ):
+        # feature_version: a syntax error for what 3.10 cannot parse (except*).
+        tree = ast.parse(path.read_text(), str(path), feature_version=(3, 10))
+        if _newer_than_310(tree):
+            found[str(path.relative_to(REPO))] = _newer_than_310(tree)
+
+    assert found == {}
+    planted = "import tomllib\nfrom typing import Self\nPopen(process_group=0)\n"
+    assert _newer_than_310(ast.parse(planted)) == [
+        "tomllib",
+        "typing.Self",
+        "process_group=",
+    ]
 
 
 def test_public_names_are_the_backports() -> None:

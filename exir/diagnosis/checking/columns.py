@@ -137,7 +137,9 @@ def run_columns(
             stdout=subprocess.PIPE,
             stderr=stderr_file,
             cwd=os.getcwd(),
-            process_group=0,  # its own group: one kill ends it and its children
+            # Its own group (and session; Popen's process_group is 3.11's):
+            # one kill ends it and its children.
+            start_new_session=True,
         )
         try:
             for line in _lines(process):
