@@ -12,11 +12,9 @@ report is 100 columns wide unless ``--full``.
 """
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
-from ..loading.model_spec import BadModel, is_pt2, refuse_unknown_builtin
-from ..loading.pt2_file import refuse_unreadable_pt2
+from ..loading.model_spec import BadModel, refuse_early
 from .columns import Column, run_columns
 from .partitioners import unknown, unusable_here
 from .text import (
@@ -71,7 +69,7 @@ class BadInput(ValueError):
 def validate(model: str, partitioners: List[str]) -> None:
     """What the parent can refuse before torch or ExecuTorch is imported: the
     partitioner names and what can be told of them without a backend, the
-    built-in model's name, and a .pt2 path."""
+    built-in model's name, and a .pt2 path; an empty --model."""
     unknown_partitioner = unknown(partitioners)
     if unknown_partitioner:
         raise BadInput(unknown_partitioner)
@@ -80,10 +78,7 @@ def validate(model: str, partitioners: List[str]) -> None:
         if reason is not None:
             raise BadInput(f"partitioner {name!r} cannot be used here: {reason}")
     try:
-        if model.startswith("builtin:"):
-            refuse_unknown_builtin(model.split(":", 1)[1])
-        elif is_pt2(model):
-            refuse_unreadable_pt2(Path(model))
+        refuse_early(model)
     except BadModel as bad:
         raise BadInput(str(bad)) from None
 
@@ -190,7 +185,7 @@ def check(
     """Every column of one check; ``BadInput`` for what cannot be checked,
     before any worker starts where it can be told."""
     issue_case = model is None and not partitioners
-    model = model or DEFAULT_MODEL
+    model = DEFAULT_MODEL if model is None else model
     partitioners = partitioners or [DEFAULT_PARTITIONER]
     validate(model, partitioners)
     say(

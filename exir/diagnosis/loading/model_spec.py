@@ -142,6 +142,21 @@ def refuse_unknown_builtin(name: str) -> None:
         raise BadModel(unknown_name("built-in model", name, BUILTIN_MODELS))
 
 
+def refuse_early(spec: str) -> None:
+    """``BadModel`` for what can be told of ``spec`` without torch: empty (a
+    built-in model is checked only where it is named), an unknown built-in
+    name, a path that is no ``.pt2`` archive."""
+    if not spec.strip():
+        raise BadModel(
+            f"--model {spec!r} names no model;"
+            " give PATH.pt2, package.module:name or builtin:NAME"
+        )
+    if spec.startswith("builtin:"):
+        refuse_unknown_builtin(spec.split(":", 1)[1])
+    elif is_pt2(spec):
+        refuse_unreadable_pt2(Path(spec))
+
+
 def load_model(
     spec: str, rtol: float = 1e-5, atol: float = 1e-5, stage: Stage = lambda name: None
 ) -> Model:

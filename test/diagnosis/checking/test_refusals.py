@@ -121,6 +121,18 @@ def test_a_case_only_difference_gets_one_did_you_mean(
     assert f"did you mean {meant!r}?" in refusal
 
 
+@pytest.mark.parametrize("given", ["", "  "])
+def test_an_empty_model_is_refused_not_taken_for_the_built_in_one(
+    given: str, tmp_path: Path
+) -> None:
+    refusal = _refused_early(["--model", given], tmp_path)
+
+    assert refusal == (
+        f"exportpass-fix check: refused: --model {given!r} names no model;"
+        " give PATH.pt2, package.module:name or builtin:NAME"
+    )
+
+
 def _files(tmp_path: Path) -> dict:
     """Each kind of file a user may pass instead of a .pt2, and its name."""
     scripted = tmp_path / "scripted.pt"
