@@ -4,8 +4,8 @@ example inputs fit its program.
 ``refuse_unreadable_pt2`` tells, from the file's first bytes and its zip
 directory and without torch, anything that is not a ``torch.export.save``
 archive, named for what it is: a truncated archive, an AOTInductor package,
-a TorchScript file, a ``torch.save`` file, a ``.pte``, safetensors, Python
-source. ``inputs_misfit`` compares the saved inputs with the program's own
+a TorchScript file, a ``torch.save`` file, another pickle, a ``.pte``,
+safetensors, Python source. ``inputs_misfit`` compares the saved inputs with the program's own
 inputs (their layout, dtype and fixed sizes), running nothing.
 """
 
@@ -30,6 +30,13 @@ TORCH_SAVE = (
     "was written by torch.save (a state dict or a pickled module), not by"
     f" torch.export.save; save the program instead: {EXPORT}"
 )
+PICKLE = (
+    "is a pickle file (pickle.dump), not a .pt2 archive; save the program"
+    f" instead: {EXPORT}"
+)
+# torch.save's legacy format pickles this number first (torch.serialization's
+# MAGIC_NUMBER, a 10-byte LONG1 after the protocol and any frame header).
+LEGACY_MAGIC = b"\x8a\x0a" + (0x1950A86A20F9469CFC6C).to_bytes(10, "little")
 TORCHSCRIPT = (
     "is a TorchScript file (torch.jit.save), not a torch.export program;"
     f" export the model instead: {EXPORT}"
@@ -103,9 +110,9 @@ def refuse_unreadable_pt2(path: Path) -> None:
     if not path.is_file():
         raise BadModel(f"{path} is not a regular file")
     with path.open("rb") as handle:
-        head = handle.read(16)
-    if head[:1] == b"\x80":  # a pickle: torch.save's legacy format
-        raise BadModel(f"{path} {TORCH_SAVE}")
+        head = handle.read(32)
+    if head[:1] == b"\x80":  # a pickle: torch.save's legacy format or another
+        raise BadModel(f"{path} {TORCH_SAVE if LEGACY_MAGIC in head else PICKLE}")
     kind = _not_a_zip(head, path.suffix)
     if kind is not None:
         raise BadModel(f"{path} is {kind}, not a .pt2 archive; {SAVE_HINT}")

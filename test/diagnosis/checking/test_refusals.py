@@ -5,6 +5,7 @@ status 2, nothing on stdout and nothing written; what can be told without
 torch is told before torch is imported (``-X importtime`` shows the imports).
 """
 
+import pickle
 import struct
 import subprocess
 import sys
@@ -148,17 +149,20 @@ def _files(tmp_path: Path) -> dict:
     empty.write_bytes(b"")
     source = tmp_path / "model.py"
     source.write_text("import torch\n")
+    pickled = tmp_path / "model.pkl"
+    pickled.write_bytes(pickle.dumps({"weights": [1.0, 2.0]}))
     return {
         "torchscript": (scripted, "is a TorchScript file (torch.jit.save)"),
         "pte": (pte, "is an ExecuTorch program (.pte)"),
         "safetensors": (weights, "is a safetensors file"),
         "empty": (empty, "is empty"),
         "python source": (source, "is Python source (name a model in it as"),
+        "pickle": (pickled, "is a pickle file (pickle.dump), not a .pt2 archive"),
     }
 
 
 @pytest.mark.parametrize(
-    "kind", ["torchscript", "pte", "safetensors", "empty", "python source"]
+    "kind", ["torchscript", "pte", "safetensors", "empty", "python source", "pickle"]
 )
 def test_each_kind_of_file_is_named_for_what_it_is(kind: str, tmp_path: Path) -> None:
     path, named = _files(tmp_path)[kind]
