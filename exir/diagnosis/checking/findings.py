@@ -1,8 +1,8 @@
 """Is a lowering failure #22309, and which part of the graph triggers it?
 
-``failure`` reads an exception chain: the innermost error, whether the
-fake-mode assertion of #22309 is in it, and the pass the pass manager's
-outer message blames. ``trigger_delegates`` (of a lowered program) and
+``failure`` reads an exception chain: the innermost error a traceback
+shows, whether the fake-mode assertion of #22309 is anywhere in it, and the
+pass the pass manager's outer message blames. ``trigger_delegates`` (of a lowered program) and
 ``partition_triggers`` (of a partitioner's result, noted as
 ``recording_triggers`` lowers) find the delegated subgraphs with the
 trigger shape: at least one input, each a lifted constant or a value that
@@ -20,16 +20,24 @@ FAKE_MODE_MISMATCH = re.compile(r"fake mode .* doesn't match mode")
 BLAMED_PASS = re.compile(r"An error occurred when running the '([^']+)' pass")
 
 
-def _chain(error: BaseException) -> List[BaseException]:
+def _chain(error: BaseException, shown: bool = False) -> List[BaseException]:
+    """``error`` and its causes and contexts; ``shown``: only those a
+    traceback shows (a ``raise ... from None`` hides the context, an error
+    the code handled before raising its own)."""
     chain = [error]
-    while chain[-1].__cause__ is not None or chain[-1].__context__ is not None:
-        chain.append(chain[-1].__cause__ or chain[-1].__context__)  # type: ignore
-    return chain
+    while True:
+        last = chain[-1]
+        hidden = shown and last.__suppress_context__
+        below = last.__cause__ or (None if hidden else last.__context__)
+        if below is None or below in chain:
+            return chain
+        chain.append(below)
 
 
 def innermost_error(error: BaseException) -> str:
-    """The deepest cause's type and first line: the error under the wrappers."""
-    deepest = _chain(error)[-1]
+    """The deepest shown cause's type and first line: the error under the
+    wrappers, as the code that raised it named it."""
+    deepest = _chain(error, shown=True)[-1]
     first_line = (str(deepest).splitlines() or [""])[0]
     # "<torch._subclasses.fake_tensor.FakeTensorMode object at 0x7f...>"
     first_line = re.sub(r"<(?:\w+\.)*(\w+) object at 0x[0-9a-f]+>", r"\1", first_line)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from exportpass_fix.diagnosis.checking.findings import failure
 from exportpass_fix.diagnosis.loading.model_spec import BadModel, load_model
 
 MODULES = {
@@ -32,6 +33,15 @@ MODULES = {
         "def raises():\n    raise ValueError('bad config')\n"
     ),
     "wrong_type": "answer = 42\n",
+    "two_for_one": (
+        "import torch\n\n\n"
+        "class One(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x + 1\n\n\n"
+        "def model():\n"
+        "    x = torch.randn(2)\n"
+        "    return One(), (x, x)\n"
+    ),
     "prints": (
         'print("{ not a record, and not on stdout")\n'
         "from exportpass_fix.diagnosis.models.catalog import build\n\n\n"
@@ -118,3 +128,16 @@ def test_a_module_that_prints_is_loaded_and_its_output_kept_off_stdout(
     assert model.how == "exported prints:model"
     assert out == "" and "not on stdout" in err and "building" in err
     assert sys.argv == argv
+
+
+def test_a_failed_export_is_named_by_what_torch_raised_not_what_it_hid(
+    models: Path,
+) -> None:
+    # torch raises TypeError "from None" inside an except StopIteration: the
+    # StopIteration is a context Python does not show, nor does check.
+    with pytest.raises(TypeError) as raised:
+        load_model("two_for_one:model")
+
+    said = failure(raised.value)["error"]
+
+    assert said == "TypeError: too many positional arguments", said
