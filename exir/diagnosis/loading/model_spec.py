@@ -92,7 +92,10 @@ def _with_inputs(
     return Model(program, (args, kwargs), program.module(), how)
 
 
-def _exported(value: object, where: str, dynamic_shapes: object = None) -> Model:
+def _exported(
+    value: object, where: str, dynamic_shapes: object = None, called: bool = False
+) -> Model:
+    """``value`` as a model; ``called``: what calling ``where`` returned."""
     import torch
 
     if isinstance(value, torch.export.ExportedProgram):
@@ -107,9 +110,10 @@ def _exported(value: object, where: str, dynamic_shapes: object = None) -> Model
         program = torch.export.export(module, args, dynamic_shapes=dynamic_shapes)
         return Model(program, (args, {}), module, f"exported {where}")
     kind = type(value).__name__
-    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    kind = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+    said = f"{where}() returned" if called else f"{where} is"
     raise BadModel(
-        f"{where} is {article} {kind}, not an ExportedProgram or a"
+        f"{said} {'None' if value is None else kind}, not an ExportedProgram or a"
         " (torch.nn.Module, example_args) pair"
     )
 
@@ -132,6 +136,8 @@ def _from_import(spec: str, stage: Stage) -> Model:
                 " model"
             )
         value = run_users_code(f"calling {spec}()", value, module_name)
+        stage("export")
+        return _exported(value, spec, called=True)
     stage("export")
     return _exported(value, spec)
 

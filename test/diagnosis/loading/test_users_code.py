@@ -30,7 +30,8 @@ MODULES = {
     "builders": (
         "def exits():\n    raise SystemExit(0)\n\n\n"
         "def needs(size, depth=2):\n    return None\n\n\n"
-        "def raises():\n    raise ValueError('bad config')\n"
+        "def raises():\n    raise ValueError('bad config')\n\n\n"
+        "def nothing():\n    print('built')\n"
     ),
     "wrong_type": "answer = 42\n",
     "two_for_one": (
@@ -105,6 +106,11 @@ def test_a_module_that_ends_the_process_is_refused_not_passed(
         ("builders:raises", "calling builders:raises() raised ValueError: bad config"),
         ("no_such_module:m", "cannot import 'no_such_module'"),
         ("wrong_type:answer", "wrong_type:answer is an int, not an ExportedProgram"),
+        (
+            "builders:nothing",
+            "builders:nothing() returned None, not an ExportedProgram or a"
+            " (torch.nn.Module, example_args) pair",
+        ),
     ],
 )
 def test_a_module_that_raises_is_refused_with_what_it_raised(
