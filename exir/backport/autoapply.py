@@ -5,28 +5,32 @@ first imported.
 The ``exportpass_fix.pth`` file this project installs runs one line at
 interpreter start: only when the variable is set and not blank does it call
 ``from_environment()``, which reads the value and, when it says yes, puts a
-one-shot finder on ``sys.meta_path``. Nothing imports torch or executorch at
-start-up. The hook never breaks the import it rides on: a refusal, or an
-error of its own, becomes a warning at the user's import line, or a line on
-stderr where warnings are errors.
+finder on ``sys.meta_path``. Start-up then imports this module and its two
+packages, nothing else: this module imports only ``os`` and ``sys``, which
+every interpreter has loaded by then, and defers the rest (the backport,
+``warnings``) to the import of ``pass_base``. The finder answers every other
+name at once with None; for ``pass_base`` it wraps the loader the other
+finders give, until a ``pass_base`` has been loaded through it once (a
+failed import, or a ``find_spec`` probe, leaves it armed). It never takes
+itself off ``sys.meta_path``, which another thread may be walking.
+
+The hook never breaks the import it rides on: a refusal, or an error of its
+own, becomes a warning at the user's import line, or a line on stderr where
+warnings are errors.
 """
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import os
 import sys
-import types
-import warnings
-from typing import Optional, Sequence
 
-from ..shared.installed import ENV_VAR
-
+# shared.installed's ENV_VAR, not imported from there: its imports (pathlib,
+# typing, importlib.util) would all be start-up's cost.
+ENV_VAR = "EXPORTPASS_FIX"
 TARGET = "executorch.exir.pass_base"
 YES = ("1", "true", "yes", "on")
 NO = ("0", "false", "no", "off")
 _OWN_DIR = os.path.dirname(os.path.dirname(__file__))  # exportpass_fix
 _read = False  # from_environment() has run in this process
+_done = False  # a pass_base was loaded through the hook: its one shot is spent
 
 
 def _is_machinery(filename: str) -> bool:
@@ -40,10 +44,12 @@ def _is_machinery(filename: str) -> bool:
 
 def _tell(message: str) -> None:
     """A UserWarning located at the user's import; on stderr if it would raise."""
-    frame = sys._getframe(1)
-    while frame.f_back is not None and _is_machinery(frame.f_code.co_filename):
-        frame = frame.f_back
     try:
+        import warnings
+
+        frame = sys._getframe(1)
+        while frame.f_back is not None and _is_machinery(frame.f_code.co_filename):
+            frame = frame.f_back
         warnings.warn_explicit(
             message,
             UserWarning,
@@ -58,11 +64,11 @@ def _tell(message: str) -> None:
             print(f"exportpass_fix: {message}", file=sys.stderr)
 
 
-def _apply_or_warn(pass_base: types.ModuleType) -> None:
+def _apply_or_warn(pass_base: object) -> None:
     try:  # the import too: nothing the hook meets may break the user's import
         from .replace_call import apply_to
 
-        apply_to(pass_base)
+        apply_to(pass_base)  # type: ignore[arg-type]
     except Exception as error:  # BackportRefused, or any error of the hook's
         detail = str(error)
         if type(error).__name__ != "BackportRefused":  # named: not imported yet
@@ -70,47 +76,70 @@ def _apply_or_warn(pass_base: types.ModuleType) -> None:
         _tell(f"{ENV_VAR} is set but the fix was not applied: {detail}")
 
 
-class _ApplyAfterExec(importlib.abc.Loader):
-    """Runs the real loader, then applies the fix to the fresh module."""
+class _ApplyAfterExec:
+    """Runs the real loader, then applies the fix to the fresh module. A
+    plain class: ``importlib.abc`` would cost start-up its imports."""
 
-    def __init__(self, loader: importlib.abc.Loader) -> None:
+    def __init__(self, loader: object) -> None:
         self.loader = loader
 
-    def create_module(
-        self, spec: importlib.machinery.ModuleSpec
-    ) -> Optional[types.ModuleType]:
-        return self.loader.create_module(spec)
+    def create_module(self, spec: object) -> object:
+        return self.loader.create_module(spec)  # type: ignore[attr-defined]
 
-    def exec_module(self, module: types.ModuleType) -> None:
-        self.loader.exec_module(module)
+    def exec_module(self, module: object) -> None:
+        global _done
+        self.loader.exec_module(module)  # type: ignore[attr-defined]
+        _done = True  # under pass_base's import lock: one thread at a time
         _apply_or_warn(module)
 
     def __getattr__(self, name: str) -> object:
         # get_source, get_filename, ... as the real loader has them.
+        if name == "loader":  # not set yet (a copy being made)
+            raise AttributeError(name)
         return getattr(self.loader, name)
 
 
-class _PassBaseFinder(importlib.abc.MetaPathFinder):
-    def find_spec(
-        self,
-        fullname: str,
-        path: Optional[Sequence[str]],
-        target: Optional[types.ModuleType] = None,
-    ) -> Optional[importlib.machinery.ModuleSpec]:
-        if fullname != TARGET:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _ApplyAfterExec(spec.loader)
+def _spec_of_the_others(fullname: str, path: object, target: object) -> object:
+    """The spec the finders after the hook's give, its loader wrapped; they
+    are asked as the import system asks them, over a copy of the list."""
+    for finder in list(sys.meta_path):
+        find_spec = getattr(finder, "find_spec", None)
+        if isinstance(finder, _PassBaseFinder) or find_spec is None:
+            continue
+        spec = find_spec(fullname, path, target)
+        if spec is None:
+            continue
+        loader = getattr(spec, "loader", None)
+        if hasattr(loader, "exec_module") and not isinstance(loader, _ApplyAfterExec):
+            spec.loader = _ApplyAfterExec(loader)
         return spec
+    return None
+
+
+class _PassBaseFinder:
+    """On ``sys.meta_path`` from start-up; see the module's docstring."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None):
+        if fullname != TARGET or _done:
+            return None
+        try:
+            return _spec_of_the_others(fullname, path, target)
+        except Exception as error:  # the import goes on without the hook
+            _tell(
+                f"{ENV_VAR} is set but the fix was not applied:"
+                f" {type(error).__name__}: {error}"
+            )
+            return None
 
 
 def install() -> None:
     """Apply the fix now if pass_base is loaded, else when it is imported."""
+    global _done
     if TARGET in sys.modules:
         _apply_or_warn(sys.modules[TARGET])
-    elif not any(isinstance(f, _PassBaseFinder) for f in sys.meta_path):
+        return
+    _done = False
+    if not any(isinstance(f, _PassBaseFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _PassBaseFinder())
 
 

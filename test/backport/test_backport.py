@@ -12,9 +12,9 @@ from typing import Iterator
 
 import exportpass_fix
 import pytest
-from exportpass_fix.backport import replace_call as backport
+from exportpass_fix.backport import autoapply, replace_call as backport
 from exportpass_fix.shared.fix_source import FIX_FILE, fixed_call_text, PASS_BASE
-from exportpass_fix.shared.installed import environ_without_hook
+from exportpass_fix.shared.installed import environ_without_hook, ENV_VAR
 from trees import executorch_dir, wheel_texts, with_earlier_fix
 
 pass_base = pytest.importorskip("executorch.exir.pass_base")
@@ -175,6 +175,26 @@ def test_interpreter_start_imports_no_torch_or_executorch(env_value: str) -> Non
         assert "exportpass_fix.backport.autoapply" in imported
     else:
         assert not {m for m in imported if m.startswith("exportpass_fix")}
+
+
+# The hook's module and its two packages, with room to spare.
+HANDFUL = 5
+
+
+def test_the_hook_at_start_up_loads_only_a_handful_of_modules() -> None:
+    # What EXPORTPASS_FIX=1 costs a program that never imports ExecuTorch:
+    # before the finder deferred everything, it loaded ~32 modules more
+    # (importlib.abc and importlib.resources, tempfile, random, bz2, lzma).
+    show = "import sys; print(' '.join(sorted(sys.modules)))"
+    plain, hooked = (
+        set(_python("-c", show, EXPORTPASS_FIX=value).stdout.split())
+        for value in ("", "1")
+    )
+
+    assert "exportpass_fix.backport.autoapply" in hooked
+    extra = sorted(hooked - plain)
+    assert len(extra) <= HANDFUL, extra
+    assert autoapply.ENV_VAR == ENV_VAR  # its own copy, to import nothing
 
 
 def test_pth_hook_is_installed_in_site_packages() -> None:

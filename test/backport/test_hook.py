@@ -101,6 +101,35 @@ def test_under_plain_w_error_the_hook_changes_nothing_of_the_import() -> None:
     assert "not applied" not in runs[1].stderr
 
 
+# Threads of a user's program importing pass_base and other modules at once.
+THREADS = """\
+import importlib, threading
+names = ["executorch.exir.pass_base"] * 3 + ["json", "decimal", "csv", "fractions"]
+barrier, failed = threading.Barrier(len(names)), []
+def load(name):
+    barrier.wait()
+    try:
+        importlib.import_module(name)
+    except BaseException as error:
+        failed.append(f"{name}: {error!r}")
+threads = [threading.Thread(target=load, args=(name,)) for name in names]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+import exportpass_fix
+print(failed, exportpass_fix.is_fixed(), exportpass_fix.apply())
+"""
+
+
+def test_imports_in_threads_all_complete_and_the_fix_is_applied_once() -> None:
+    run = _python("-c", THREADS, EXPORTPASS_FIX="1")
+
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1:] == ["[] True already applied"]
+    assert "not applied" not in run.stderr
+
+
 def test_true_applies_the_fix() -> None:
     run = _python(
         "-c",
