@@ -7,8 +7,12 @@ A record carries ``made_from``: the sha256 of each file its output depends on
 as they were when it ran; ``versions`` carries the ExecuTorch it ran over. It
 is stale when one of those files differs today, when its scope names a file
 it does not carry, or when it ran over another release than the one below.
+A timing record (``bench``) is only checked for being its benchmark's
+output: its times were true of one run, under that run's load, and no
+digest keeps them true.
 """
 
+import shlex
 import subprocess
 import tempfile
 from hashlib import sha256
@@ -112,6 +116,11 @@ class Source(NamedTuple):
     # The ExecuTorch commit its ET_TREE is made from: the docs test makes the
     # record again where EXPORTPASS_FIX_ET_CHECKOUT names a checkout.
     tree: str = ""
+    # A timing record: the benchmark that makes it. No digest keeps a time
+    # true (the machine's load decides it as much as the code does), so it
+    # is checked only for being that benchmark's output, run to its end;
+    # its made_from says what code was timed.
+    bench: str = ""
 
 
 SOURCES: Dict[str, Source] = {
@@ -127,7 +136,8 @@ SOURCES: Dict[str, Source] = {
     "docs/records/check-detr-webgpu.json": Source(_CHECK, before=SAVE_DETR),
     "docs/records/matrix.json": Source(_CHECK + ("exir/diagnosis/evidence/matrix.py",)),
     "docs/records/bench_check.json": Source(
-        _CHECK + ("test/diagnosis/checking/bench_check.py",)
+        _CHECK + ("test/diagnosis/checking/bench_check.py",),
+        bench="test/diagnosis/checking/bench_check.py",
     ),
     "docs/records/bench_export_pass_apply.json": Source(
         _BACKPORT
@@ -135,7 +145,8 @@ SOURCES: Dict[str, Source] = {
             "exir/__init__.py",
             "exportpass_fix.pth",
             "test/backport/bench_export_pass.py",
-        )
+        ),
+        bench="test/backport/bench_export_pass.py",
     ),
     "docs/records/mutants.json": Source(_PATCH_CODE + ("exir/upstream/judging/",)),
     "docs/records/prove-main.json": Source(_PROOF),
@@ -250,6 +261,15 @@ def stale(path: str, record: dict, root: Path = REPO) -> Optional[str]:
     if source is None:
         return f"{path}: test/record_sources.py does not say what it is made from"
     command = record.get("command") or record.get("generated_by", "?")
+    if source.bench:
+        if shlex.split(command)[:2] == ["python", source.bench] and (
+            record.get("exit_status") == 0
+        ):
+            return None
+        return (
+            f"{path} is not the output of python {source.bench} run to its end;"
+            f" make it again: {remake(path, command)}"
+        )
     made = (record.get("made_from") or {}).get("files") or {}
     now = digests(source.files, root)
     changed = sorted(name for name in {*now, *made} if now.get(name) != made.get(name))

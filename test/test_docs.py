@@ -176,6 +176,25 @@ def test_the_checker_finds_a_record_whose_files_changed(tmp_path: Path) -> None:
     )
 
 
+def test_a_timing_record_is_checked_only_for_being_its_benchmarks_output() -> None:
+    path = "docs/records/bench_export_pass_apply.json"
+    record = _record(path)
+    other_code = {**record, "made_from": {"files": {"exir/__init__.py": "0" * 16}}}
+    other_release = {**record, "versions": {"executorch": "1.4.1"}}
+    script = record_sources.SOURCES[path].bench
+
+    assert record_sources.stale(path, record) is None
+    assert record_sources.stale(path, other_code) is None
+    assert record_sources.stale(path, other_release) is None
+    for not_it in (
+        {**record, "command": "python test/diagnosis/checking/bench_check.py 3"},
+        {**record, "exit_status": 1},
+    ):
+        assert record_sources.stale(path, not_it).startswith(
+            f"{path} is not the output of python {script} run to its end;"
+        )
+
+
 def test_a_record_without_made_from_is_stamped_from_its_commit(tmp_path: Path) -> None:
     path = "docs/records/partitioners.json"
     scope = record_sources.files_of(record_sources.SOURCES[path].files)
