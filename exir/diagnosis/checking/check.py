@@ -92,8 +92,8 @@ def first_failure(column: Column, run: int, lowering_only: bool = False) -> Dict
         if record.get("run") in (None, run) and record["status"] == "failed":
             return {"failed": record["step"], **record}
     if "run" not in column.steps(run):  # it ended before its last step
-        how = column.stderr_tail or f"exit status {column.returncode}"
-        return {"failed": "worker", "error": f"the column ended early: {how}"}
+        tail = f": {column.stderr_tail}" if column.stderr_tail else ""
+        return {"failed": "worker", "error": column.ended_early() + tail}
     return {"failed": None}
 
 

@@ -28,16 +28,41 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 CHECK_READER_SECONDS = 0.25
 
 
+# The stages of loading a model that run the user's own code.
+USERS_STAGES = ("import", "build")
+
+
 @dataclass
 class Column:
     name: str
     records: List[Dict] = field(default_factory=list)
     bad_input: Optional[str] = None
     returncode: int = 0
+    # How its process ended ("exit status N", "killed by signal NAME", "timed
+    # out after N s"), the last line of its stderr, and the stage of loading
+    # the model it was in, if it ended there.
+    ended: str = ""
     stderr_tail: str = ""
+    stage: str = ""
 
     def steps(self, run: Optional[int]) -> Dict[str, Dict]:
-        return {r["step"]: r for r in self.records if r.get("run") == run}
+        return {
+            r["step"]: r for r in self.records if "step" in r and r.get("run") == run
+        }
+
+    def ended_early(self) -> str:
+        """How the column ended before its last step: the model's module
+        ended the process (where check ran the user's code), or it ended."""
+        how = self.ended or f"exit status {self.returncode}"
+        if self.stage in USERS_STAGES and not how.startswith("timed out"):
+            return f"the model's module ended the process ({how})"
+        return f"the column ended early ({how})"
+
+    def why_not_run(self) -> str:
+        """Why a step with no record did not run."""
+        if self.records and self.records[-1]["status"] == "failed":
+            return "an earlier step failed"
+        return self.ended_early()
 
 
 # How a record's status (the worker's: ok, failed, not run) reads in a
@@ -57,12 +82,17 @@ def _take(columns: Dict[str, Column], line: str, say: Callable[[str], None]) -> 
     if "bad_input" in record:  # before any column started: every column's
         for column in targets or list(columns.values()):
             column.bad_input = record["bad_input"]
+    elif "printed" in record:  # what the user's model printed as it loaded
+        sys.stderr.write(record["printed"])
+        sys.stderr.flush()
     elif "exit" in record:
         targets[0].returncode = record["exit"]
-        why = record["why"]
-        targets[0].stderr_tail = f"{why}: {record['stderr_tail']}"
+        targets[0].ended, targets[0].stderr_tail = record["why"], record["stderr_tail"]
+    elif "stage" in record:
+        targets[0].stage = record["stage"]
     else:
         targets[0].records.append(record)
+        targets[0].stage = ""
         say(_progress(targets[0].name, record))
 
 
@@ -155,8 +185,13 @@ def run_columns(
             process.stdout.close()  # type: ignore[union-attr]
         stderr_file.seek(0)
         lines = stderr_file.read().strip().splitlines()
-    for column in columns.values():  # a column the worker never started
-        if not column.records and not column.bad_input and returncode != 0:
+    for column in columns.values():  # the worker ended before this column
+        if not column.ended and not column.bad_input and returncode != 0:
             column.returncode = returncode
+            column.ended = (
+                f"killed by signal {signal.Signals(-returncode).name}"
+                if returncode < 0
+                else f"exit status {returncode}"
+            )
             column.stderr_tail = lines[-1] if lines else "no output"
     return columns

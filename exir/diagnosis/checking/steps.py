@@ -142,8 +142,8 @@ def _compare(buffer: bytes, model: Model, names: List[str]) -> Outcome:
 def run_one(run: int, spec: str, names: List[str], tolerance: Dict, fold: bool) -> None:
     """One model through ``names``: a line per step, until one fails."""
 
-    def load() -> Outcome:
-        model = load_model(spec, **tolerance)
+    def load() -> Outcome:  # each stage noted: which one a process ended in
+        model = load_model(spec, stage=lambda s: emit(run=run, stage=s), **tolerance)
         return model, True, model.how, {}
 
     model = timed(run, "load", load)

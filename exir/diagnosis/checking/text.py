@@ -38,9 +38,9 @@ HOW_TO_USE = (
 )
 
 
-def _cell(record: Optional[Dict]) -> str:
+def _cell(record: Optional[Dict], column: Column) -> str:
     if record is None:
-        return "not run: an earlier step failed"
+        return f"not run: {column.why_not_run()}"
     return f"{CELL_MARK[record['status']]}: {record['detail']}"
 
 
@@ -67,7 +67,7 @@ def table(
     body = []
     for step, title in rows.items():
         run = None if step in ("import", "issue repro") else 0
-        cells = [_cell(columns[c].steps(run).get(step)) for c in columns]
+        cells = [_cell(columns[c].steps(run).get(step), columns[c]) for c in columns]
         body.append([title, *cells])
     header = ["step", *(TITLES[c] for c in columns)]
     if width is None:

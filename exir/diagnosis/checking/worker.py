@@ -148,17 +148,11 @@ def _relay(children: Dict[str, tuple], timeout: float) -> None:
         status = os.waitpid(pid, 0)[1]
         stderr_file.seek(0)
         lines = stderr_file.read().decode("utf-8", "replace").strip().splitlines()
-        exit_status = os.waitstatus_to_exitcode(status)
-        print(
-            json.dumps(
-                {
-                    "column": name,
-                    "exit": exit_status,
-                    "why": why or preflight.ended(status),
-                    "stderr_tail": lines[-1] if lines else "no output",
-                }
-            ),
-            flush=True,
+        emit(
+            column=name,
+            exit=os.waitstatus_to_exitcode(status),
+            why=why or preflight.ended(status),
+            stderr_tail=lines[-1] if lines else "no output",
         )
 
 
@@ -174,6 +168,7 @@ def _refuse_bad_models(specs: List[str], tolerance: Dict) -> None:
         status = os.waitpid(pid, 0)[1]
         stderr_file.seek(0)
         stderr = stderr_file.read().decode("utf-8", "replace")
+    emit(printed=preflight.printed(output))  # check writes it to its stderr
     refusal = preflight.refusal(specs, output, status, stderr)
     if refusal is not None:
         emit(bad_input=refusal)

@@ -133,7 +133,7 @@ def _measure(
         column = columns[name]
         steps = _column(column.records, job["runs"])  # type: ignore[arg-type]
         if column.returncode != 0:
-            detail = column.bad_input or column.stderr_tail
+            detail = column.bad_input or f"{column.ended}: {column.stderr_tail}"
             steps["worker"] = {"ok": False, "detail": detail}
         fields[name] = steps
     return fields

@@ -17,7 +17,7 @@ a bad path before any heavy import.
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Tuple, TYPE_CHECKING
+from typing import Callable, Dict, Optional, TextIO, Tuple, TYPE_CHECKING
 
 from ...shared.report import unknown_name
 from .pt2_file import BadModel, inputs_misfit, refuse_unreadable_pt2, SAVE_HINT
@@ -118,10 +118,10 @@ def _exported(
     )
 
 
-def _from_import(spec: str, stage: Stage) -> Model:
+def _from_import(spec: str, stage: Stage, echo: Optional[TextIO]) -> Model:
     module_name, _, attribute = spec.partition(":")
     stage("import")
-    module = import_users_module(module_name)
+    module = import_users_module(module_name, echo)
     if not hasattr(module, attribute):
         raise BadModel(f"{module_name!r} has no attribute {attribute!r}")
     value = getattr(module, attribute)
@@ -135,7 +135,7 @@ def _from_import(spec: str, stage: Stage) -> Model:
                 " with none: name a function of no arguments that returns the"
                 " model"
             )
-        value = run_users_code(f"calling {spec}()", value, module_name)
+        value = run_users_code(f"calling {spec}()", value, module_name, echo)
         stage("export")
         return _exported(value, spec, called=True)
     stage("export")
@@ -164,8 +164,14 @@ def refuse_early(spec: str) -> None:
 
 
 def load_model(
-    spec: str, rtol: float = 1e-5, atol: float = 1e-5, stage: Stage = lambda name: None
+    spec: str,
+    rtol: float = 1e-5,
+    atol: float = 1e-5,
+    stage: Stage = lambda name: None,
+    echo: Optional[TextIO] = None,
 ) -> Model:
+    """The model ``spec`` names; ``echo`` gets what the user's code prints
+    (default: stderr)."""
     if spec.startswith("builtin:"):
         from ..models.catalog import build, dynamic_shapes
 
@@ -176,6 +182,6 @@ def load_model(
         stage("load")
         model = _from_pt2(Path(spec))
     else:
-        model = _from_import(spec, stage)
+        model = _from_import(spec, stage, echo)
     model.rtol, model.atol = rtol, atol
     return model

@@ -4,18 +4,21 @@ is named.
 
 ``load_each`` runs in a child of the worker (its stdout a pipe of its own):
 a record before each stage of each model (``load``, ``import``, ``build``,
-``export``), ``loaded`` after it, or ``bad_input`` with exit status 2. A
+``export``), ``loaded`` after it, or ``bad_input`` with exit status 2; and
+``printed``: what the user's code prints at import and when called, which
+the worker sends on to check's stderr (``printed``). A
 model whose export fails is not refused: its columns report it. ``refusal``
 reads what the child wrote and how it ended: a refusal it gave, or, where
 the child ended inside the user's code (``os._exit``, a signal), which
 stage it ended in, how, and the last line it printed.
 """
 
+import io
 import json
 import os
 import signal
 import sys
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, TextIO
 
 from ...shared.report import EXIT_REFUSED
 from .model_spec import BadModel, load_model
@@ -25,14 +28,28 @@ def _emit(**record: object) -> None:
     print(json.dumps(record), flush=True)
 
 
+class _Printed(io.TextIOBase):
+    """What the user's code prints, as records on ``out``: check writes it
+    to its own stderr."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        self.out.write(json.dumps({"printed": text}) + "\n")
+        self.out.flush()
+        return len(text)
+
+
 def load_each(specs: List[str], tolerance: Dict[str, float]) -> None:
+    echo = _Printed(sys.stdout)
     for spec in specs:
 
         def stage(name: str, spec: str = spec) -> None:
             _emit(spec=spec, stage=name)
 
         try:
-            load_model(spec, stage=stage, **tolerance)
+            load_model(spec, stage=stage, echo=echo, **tolerance)
         except BadModel as bad:
             _emit(bad_input=str(bad))
             sys.exit(EXIT_REFUSED)
@@ -54,10 +71,15 @@ def records(output: str) -> List[Dict]:
     return found
 
 
+def printed(output: str) -> str:
+    """What the user's code printed, from the child's records."""
+    return "".join(str(r.get("printed", "")) for r in records(output))
+
+
 def ended(status: int) -> str:
     """How a process ended, from its wait status."""
     if os.WIFSIGNALED(status):
-        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+        return f"killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
     return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 

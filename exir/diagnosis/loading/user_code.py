@@ -5,7 +5,7 @@ does instead of returning.
 While it runs, ``sys.argv`` is the module's name alone (the worker's own
 arguments are not theirs to parse: ``argparse`` at import sees none), the
 current directory is first on ``sys.path``, and what it prints goes to
-stderr (stdout carries the worker's records). A ``SystemExit`` (``sys.exit``,
+stderr or to the caller's ``echo`` (stdout carries the worker's records). A ``SystemExit`` (``sys.exit``,
 ``argparse``'s error) is named with its status and the last line the code
 printed; an exception with its type and first line.
 """
@@ -16,7 +16,7 @@ import inspect
 import io
 import os
 import sys
-from typing import Callable, List, TypeVar
+from typing import Callable, List, Optional, TextIO, TypeVar
 
 from .pt2_file import BadModel
 
@@ -48,13 +48,16 @@ def first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
-def run_users_code(what: str, action: Callable[[], T], argv0: str) -> T:
-    """``action()``, the user's code; ``BadModel`` naming ``what`` if it
-    exits or raises (an ``ImportError`` of the import itself says so)."""
+def run_users_code(
+    what: str, action: Callable[[], T], argv0: str, echo: Optional[TextIO] = None
+) -> T:
+    """``action()``, the user's code, what it prints written to ``echo``
+    (default: stderr); ``BadModel`` naming ``what`` if it exits or raises
+    (an ``ImportError`` of the import itself says so)."""
     saved_argv, saved_path = sys.argv, list(sys.path)
     sys.argv = [argv0]
     sys.path.insert(0, os.getcwd())
-    tail = _Tail(sys.stderr)  # type: ignore[arg-type]
+    tail = _Tail(echo or sys.stderr)  # type: ignore[arg-type]
     try:
         with contextlib.redirect_stdout(tail), contextlib.redirect_stderr(tail):
             return action()
@@ -77,9 +80,9 @@ def run_users_code(what: str, action: Callable[[], T], argv0: str) -> T:
         sys.argv, sys.path[:] = saved_argv, saved_path
 
 
-def import_users_module(name: str) -> object:
+def import_users_module(name: str, echo: Optional[TextIO] = None) -> object:
     return run_users_code(
-        f"importing {name!r}", lambda: importlib.import_module(name), name
+        f"importing {name!r}", lambda: importlib.import_module(name), name, echo
     )
 
 

@@ -200,14 +200,20 @@ def test_a_model_that_fails_to_export_is_reported_not_refused(
         "import torch\n\n\n"
         "class Branchy(torch.nn.Module):\n"
         "    def forward(self, x):\n"
+        '        print("forward ran")\n'
         "        return x if x.sum() > 0 else -x\n\n\n"
         "def branchy():\n"
+        '    print("building Branchy")\n'
         "    return Branchy(), (torch.randn(2),)\n"
     )
 
     done = _check("--model", "user_models:branchy", "--json", cwd=tmp_path)
 
     assert done.returncode == 1, done.stdout + done.stderr
+    # What it printed as check first loaded it; the columns' loads are
+    # silent, and what forward prints is discarded.
+    assert done.stderr.count("building Branchy\n") == 1, done.stderr
+    assert "forward ran" not in done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["verdict"].startswith("fails for another reason, not #22309: ")
     for column in ("unpatched", "backport", "folded"):

@@ -6,6 +6,7 @@ from one import of ExecuTorch).
 """
 
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -14,6 +15,8 @@ from pathlib import Path
 import pytest
 import torch
 from exportpass_fix.diagnosis.checking import text
+from exportpass_fix.diagnosis.checking.check import Checked, first_failure
+from exportpass_fix.diagnosis.checking.columns import run_columns
 from exportpass_fix.diagnosis.checking.text import outputs_in_words, verdict
 
 SINE_IN_A_SUBMODULE = """\
@@ -54,14 +57,46 @@ def detr_crashing_with_the_backport():
     return build("detr-sine")
 """
 
+# Models whose code ends the process only in the columns: check loads each
+# model once before it imports ExecuTorch, then again in each column.
+ENDS_IN_THE_COLUMNS = """\
+import os
+import signal
+import sys
+import time
 
-def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+from exportpass_fix.diagnosis.models.catalog import build
+
+if "executorch.exir" in sys.modules and os.environ.get("END_AT_IMPORT"):
+    print("leaving at import", file=sys.stderr)
+    os._exit(0)
+
+
+def model():
+    return build("issue-reduced")
+
+
+def killed():
+    if "executorch.exir" in sys.modules:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return build("issue-reduced")
+
+
+def hangs():
+    if "executorch.exir" in sys.modules:
+        time.sleep(600)
+    return build("issue-reduced")
+"""
+
+
+def _check(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "exportpass_fix", "check", *args, "--json"],
         capture_output=True,
         text=True,
         timeout=900,
         cwd=cwd,
+        env={**os.environ, **env},
     )
 
 
@@ -148,6 +183,77 @@ def test_a_crash_in_one_column_leaves_the_others_as_they_are_alone(
     assert not backport["lowers"] and "SIGABRT" in backport["error"]
     assert "the backport does not make it lower" in crashed_report["verdict"]
     assert "folding its constants unblocks it" in crashed_report["verdict"]
+
+
+@pytest.mark.once
+@pytest.mark.parametrize(
+    "spec, env, how",
+    [
+        ("ends:model", {"END_AT_IMPORT": "1"}, "exit status 0"),
+        ("ends:killed", {}, "killed by signal SIGKILL"),
+    ],
+)
+def test_a_model_that_ends_the_columns_is_said_to_not_a_failed_step(
+    spec: str, env: dict, how: str, tmp_path: Path
+) -> None:
+    (tmp_path / "ends.py").write_text(ENDS_IN_THE_COLUMNS)
+
+    done = _check("--model", spec, cwd=tmp_path, **env)
+    report = json.loads(done.stdout)
+
+    assert done.returncode == 1, done.stderr[-3000:]
+    ended = f"the model's module ended the process ({how})"
+    assert report["verdict"].startswith(
+        f"fails for another reason, not #22309: {ended}"
+    )
+    assert report["diagnosis"]["routes"]["backport"]["error"].startswith(ended)
+    for column in report["columns"].values():
+        assert [r["step"] for r in column] == ["import"]
+    text = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "check", "--model", spec, "--full"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+        env={**os.environ, **env},
+    )
+    rows = text.stdout.splitlines()[3:7]  # load/export to run vs eager
+    cells = [[cell.strip() for cell in row.split("|")[1:]] for row in rows]
+    assert cells == [[f"not run: {ended}"] * 3] * 4, text.stdout
+    assert "an earlier step failed" not in text.stdout
+
+
+@pytest.mark.once
+def test_a_column_that_times_out_is_said_to_have_timed_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "ends.py").write_text(ENDS_IN_THE_COLUMNS)
+    monkeypatch.chdir(tmp_path)
+    job = {"runs": [{"model": "ends:hangs", "partitioners": ["vulkan"]}]}
+
+    columns = run_columns({**job, "timeout": 3}, lambda line: None)
+
+    for column in columns.values():
+        assert column.why_not_run() == "the column ended early (timed out after 3 s)"
+    error = first_failure(columns["backport"], 0)["error"]
+    assert error.startswith("the column ended early (timed out after 3 s): ")
+
+
+@pytest.mark.once
+def test_a_worker_killed_by_a_signal_is_said_to_be(tmp_path: Path) -> None:
+    killed = tmp_path / "python"
+    killed.write_text("#!/bin/sh\nkill -KILL $$\n")
+    killed.chmod(0o755)
+    job = {"runs": [{"model": "builtin:issue-reduced", "partitioners": ["vulkan"]}]}
+
+    columns = run_columns(job, lambda line: None, python=str(killed))
+
+    checked = Checked(columns, "builtin:issue-reduced", ["vulkan"], False)
+    said = checked.diagnosis["routes"]["backport"]["error"]
+    assert said == "the column ended early (killed by signal SIGKILL): no output"
+    assert "not run: the column ended early (killed by signal SIGKILL)" in (
+        checked.as_text(None)
+    )
 
 
 def test_a_comparison_that_only_misses_the_tolerance_says_so() -> None:

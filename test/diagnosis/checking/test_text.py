@@ -46,7 +46,7 @@ def _failed_with_22309(name: str) -> Column:
 
 def test_a_column_that_ended_before_its_steps_is_never_exit_0() -> None:
     # A model module that ends its process where the backport column loads it.
-    ended = Column("backport", [IMPORTED], returncode=0, stderr_tail="exit status 0")
+    ended = Column("backport", [IMPORTED], returncode=0, ended="exit status 0")
     columns = {
         "unpatched": _lowered("unpatched"),
         "backport": ended,

@@ -34,6 +34,12 @@ MODULES = {
         "def nothing():\n    print('built')\n"
     ),
     "wrong_type": "answer = 42\n",
+    "talks_then_raises": (
+        "import sys\n"
+        'print("reading config.yaml")\n'
+        'print("no GPU: using the CPU", file=sys.stderr)\n'
+        'raise RuntimeError("giving up")\n'
+    ),
     "two_for_one": (
         "import torch\n\n\n"
         "class One(torch.nn.Module):\n"
@@ -147,3 +153,27 @@ def test_a_failed_export_is_named_by_what_torch_raised_not_what_it_hid(
     said = failure(raised.value)["error"]
 
     assert said == "TypeError: too many positional arguments", said
+
+
+@pytest.mark.once
+def test_what_the_model_prints_as_check_loads_it_is_on_checks_stderr(
+    models: Path,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "check"]
+        + ["--model", "talks_then_raises:m"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=models,
+    )
+
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    lines = done.stderr.strip().splitlines()
+    # Once, as printed, before the refusal (the last line, as ever).
+    assert lines[-3:-1] == ["reading config.yaml", "no GPU: using the CPU"], lines
+    assert done.stderr.count("reading config.yaml") == 1
+    assert lines[-1].startswith(
+        "python -m exportpass_fix check: refused: importing 'talks_then_raises'"
+        " raised RuntimeError: giving up"
+    )
