@@ -172,7 +172,7 @@ class Checked:
     def as_text(self, width: Optional[int] = WIDTH) -> str:
         """The table and the diagnosis, in ``width`` columns (None: whole)."""
         rows = ISSUE_STEPS if self.issue_case else STEPS
-        lines = diagnosis_lines(self.diagnosis, width)
+        lines = diagnosis_lines(self.diagnosis, width, self.model)
         return table(self.columns, rows, width) + "\n\n" + "\n".join(lines)
 
 

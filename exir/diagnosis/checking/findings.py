@@ -6,10 +6,13 @@ pass the pass manager's outer message blames. ``trigger_delegates`` (of a lowere
 ``partition_triggers`` (of a partitioner's result, noted as
 ``recording_triggers`` lowers) find the delegated subgraphs with the
 trigger shape: at least one input, each a lifted constant or a value that
-carries its constant; ``named`` names the partitioner of each.
+carries its constant; ``named`` names the partitioner of each;
+``edited_since_saved`` the source files edited since a ``.pt2`` was saved.
 """
 
+import os
 import re
+from pathlib import Path
 from typing import Dict, List, Optional, TYPE_CHECKING
 
 
@@ -162,3 +165,27 @@ def named(triggers: List[Dict], backends: Dict[str, str]) -> List[Dict]:
     """Each lowered trigger with the partitioner that made it, as the user
     named it, beside the backend it delegates to (WebGPU's is Vulkan's)."""
     return [{**t, "partitioner": backends.get(t["backend"])} for t in triggers]
+
+
+def edited_since_saved(pt2: str, triggers: List[Dict]) -> List[str]:
+    """A line naming each source file of ``triggers`` modified after the
+    ``.pt2`` at ``pt2`` was saved (no line if none, or if ``pt2`` is no
+    file): the lines named are the code it was exported from."""
+    saved = Path(pt2)
+    if not saved.is_file():
+        return []
+    wheres = [t.get("where") or {} for t in triggers]
+    files = sorted(
+        {s["file"] for w in wheres for s in w.get("sources", []) if "file" in s}
+    )
+    edited = [
+        os.path.relpath(f) if f.startswith(os.getcwd() + os.sep) else f
+        for f in files
+        if Path(f).is_file() and Path(f).stat().st_mtime > saved.stat().st_mtime
+    ]
+    if not edited:
+        return []
+    return [
+        f"note: {', '.join(edited)} changed after {saved.name} was saved: the"
+        " lines above are as they were then, and may have moved"
+    ]

@@ -11,6 +11,7 @@ from typing import Dict, List, Optional
 from ...shared.installed import installed_version
 from ...shared.report import text_table
 from .columns import Column
+from .findings import edited_since_saved
 
 TITLES = {
     "unpatched": "unpatched",
@@ -103,8 +104,9 @@ def where_lines(where: Optional[Dict]) -> List[str]:
     return lines
 
 
-def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
-    """The diagnosis in lines, wrapped to ``width`` (None: not wrapped)."""
+def diagnosis_lines(diagnosis: Dict, width: Optional[int], pt2: str = "") -> List[str]:
+    """The diagnosis in lines, wrapped to ``width`` (None: not wrapped), with
+    a note where a source named changed after the ``.pt2`` was saved."""
     lines = [
         f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
     ]
@@ -120,6 +122,7 @@ def diagnosis_lines(diagnosis: Dict, width: Optional[int]) -> List[str]:
         lines.append(f"  constant placeholders: {', '.join(trigger['placeholders'])}")
         lines.append(f"  ops: {', '.join(trigger['ops'])}")
         lines += where_lines(trigger.get("where"))
+    lines += edited_since_saved(pt2, shown)
     lines += f"verdict: {diagnosis['verdict']}".splitlines()
     if width is None:
         return lines

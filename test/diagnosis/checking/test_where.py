@@ -7,6 +7,8 @@ ops, innermost user frame first, from the metadata the program keeps.
 """
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -78,6 +80,35 @@ def test_the_table_names_the_submodule_and_the_source_lines(saved: Path) -> None
     where = lines[lines.index("  where in your code:") + 1 :][:4]
     assert where == WHERE, done.stdout
     assert not [line for line in lines if "sine_model.py:19" in line]
+    assert "changed after" not in done.stdout  # saved after its source
+
+
+@pytest.mark.once
+def test_a_source_edited_after_the_pt2_was_saved_is_said_to_be(
+    saved: Path, tmp_path: Path
+) -> None:
+    older = tmp_path / "older.pt2"
+    shutil.copyfile(saved / "sine.pt2", older)
+    edited = (saved / "sine_model.py").stat().st_mtime
+    os.utime(older, (edited - 60, edited - 60))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "exportpass_fix", "check", "--model", str(older)]
+        + ["--partitioner", "vulkan", "--full"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=saved,
+    )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    notes = [line for line in lines if "changed after" in line]
+    assert notes == [
+        "note: sine_model.py changed after older.pt2 was saved: the lines above"
+        " are as they were then, and may have moved"
+    ], done.stdout
+    assert lines.index(notes[0]) > lines.index("  where in your code:")
 
 
 def test_the_json_names_each_source_once_with_its_callers(saved: Path) -> None:
