@@ -116,20 +116,22 @@ def trigger_delegates(
 
 def partition_triggers(result: object, origins: Dict) -> List[Dict]:
     """A partitioner's result, as it tagged the program it was given: the
-    partitions that are trigger-shaped, by the inputs that feed their nodes.
+    partitions that are trigger-shaped, by the inputs that feed their nodes,
+    each with the backend its tag delegates to.
     Read when the partitioner returns, before lowering moves the nodes."""
     program = result.tagged_exported_program  # type: ignore[attr-defined]
     user_inputs = set(program.graph_signature.user_inputs)
     nodes = list(program.graph.nodes)
     found = []
-    for tag in result.partition_tags:  # type: ignore[attr-defined]
+    for tag, spec in result.partition_tags.items():  # type: ignore[attr-defined]
         members = [n for n in nodes if n.meta.get("delegation_tag") == tag]
         feeding = {a for n in members for a in n.all_input_nodes} - set(members)
         inputs = feeding | {n for n in members if n.op == "placeholder"}
         names = sorted(a.name for a in inputs)
         if names and all(_constant_like(a, user_inputs) for a in inputs):
             ops = [n for n in members if n.op == "call_function"]
-            found.append(_described(tag, names, ops, origins))
+            described = _described(tag, names, ops, origins)
+            found.append({**described, "backend": spec.backend_id})
     return found
 
 

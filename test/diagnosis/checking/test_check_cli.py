@@ -137,6 +137,7 @@ def test_saved_detr_on_vulkan_is_diagnosed_as_22309(
     # constants from the partitioner's own tags.
     failed = {r["step"]: r for r in report["columns"]["unpatched"]}["lower"]
     assert [t["placeholders"] for t in failed["triggers"]] == [trigger["placeholders"]]
+    assert [t["backend"] for t in failed["triggers"]] == [trigger["backend"]]
     steps = {r["step"]: r for r in report["columns"]["backport"]}
     assert all(steps[s]["ok"] for s in ("load", "lower", "to_executorch"))
     assert steps["run"]["detail"] == "no vulkan runtime in these pybindings"

@@ -142,3 +142,5 @@ def test_a_trigger_names_the_partitioner_as_given_beside_its_backend() -> None:
         {"name": "m", "backend": "VulkanBackend", "partitioner": "webgpu"}
     ]
     assert {t["partitioner"] for t in found["webgpu"]} == {"webgpu"}
+    # Read from the tags, as for a failed lowering: each names its backend too.
+    assert {t["backend"] for t in found["webgpu"]} == {"VulkanBackend"}
