@@ -1,6 +1,7 @@
 """check's columns build Vulkan's pattern graphs once per column
-(``share_pattern_graphs``): a lowering with them shared gives the very .pte
-a lowering without gives (UUID-blind), and the shared ones are reused."""
+(``share_pattern_graphs``) and record what the partitioner tags
+(``recording_triggers``): a lowering with either gives the very .pte a
+lowering without gives (UUID-blind), and the shared graphs are reused."""
 
 import json
 import subprocess
@@ -11,11 +12,14 @@ import pytest
 pytestmark = pytest.mark.once
 
 # One fresh process: detr-sine with the backport through Vulkan (on 1.5.1
-# two delegates), without the shared graphs, then twice with them.
+# two delegates), as ExecuTorch lowers it, then as a column does (recording
+# the tags) without the shared graphs, then twice with them.
 SCRIPT = """
 import json
+from executorch.exir import to_edge_transform_and_lower
 from exportpass_fix.backport.replace_call import apply
 from exportpass_fix.diagnosis.checking import steps
+from exportpass_fix.diagnosis.checking.partitioners import construct
 from exportpass_fix.diagnosis.loading.model_spec import load_model
 
 apply()
@@ -28,6 +32,8 @@ def digest():
     return [detail, steps.uuid_blind_digest(buffer)]
 
 
+edge = to_edge_transform_and_lower(model.program, partitioner=[construct("vulkan")])
+unrecorded = steps.uuid_blind_digest(edge.to_executorch().buffer)
 plain = digest()
 cached = steps.share_pattern_graphs()
 shared = [digest(), digest()]
@@ -37,11 +43,12 @@ builds = [e.get_graphs_fn for e in fusable_patterns.values() if e.get_graphs_fn]
 hits = sum(build.cache_info().hits for build in builds)
 built = sum(build.cache_info().misses for build in builds)
 found = {"cached": cached, "built": built, "hits": hits}
+found["unrecorded"] = unrecorded
 print(json.dumps({**found, "plain": plain, "shared": shared}))
 """
 
 
-def test_shared_pattern_graphs_lower_to_the_same_bytes() -> None:
+def test_shared_pattern_graphs_and_recorded_tags_lower_to_the_same_bytes() -> None:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=900
     )
@@ -51,3 +58,4 @@ def test_shared_pattern_graphs_lower_to_the_same_bytes() -> None:
     assert found["cached"] >= 1 and found["built"] == found["cached"]
     assert found["hits"] >= found["cached"]
     assert found["shared"] == [found["plain"], found["plain"]]
+    assert found["plain"][1] == found["unrecorded"]  # recording changes nothing
