@@ -46,9 +46,7 @@ class Column:
     stage: str = ""
 
     def steps(self, run: Optional[int]) -> Dict[str, Dict]:
-        return {
-            r["step"]: r for r in self.records if "step" in r and r.get("run") == run
-        }
+        return {r["step"]: r for r in self.records if r.get("run") == run}
 
     def ended_early(self) -> str:
         """How the column ended before its last step: the model's module

@@ -2,11 +2,11 @@
 
 ``failure`` reads an exception chain: the innermost error a traceback
 shows, whether the fake-mode assertion of #22309 is anywhere in it, and the
-pass the pass manager's outer message blames. ``trigger_delegates`` (of a lowered program) and
-``partition_triggers`` (of a partitioner's result, noted as
-``recording_triggers`` lowers) find the delegated subgraphs with the
-trigger shape: at least one input, each a lifted constant or a value that
-carries its constant; ``named`` names the partitioner of each;
+pass the pass manager's outer message blames. ``trigger_delegates`` (of a
+lowered program) and ``partition_triggers`` (of a partitioner's result,
+noted as ``recording_triggers`` lowers) find the delegated subgraphs with
+the trigger shape: at least one input, each a lifted constant or a value
+that carries its constant; ``named`` names the partitioner of each;
 ``edited_since_saved`` the source files edited since a ``.pt2`` was saved.
 """
 
