@@ -6,11 +6,11 @@ is named.
 a record before each stage of each model (``load``, ``import``, ``build``,
 ``export``), ``loaded`` after it, or ``bad_input`` with exit status 2; and
 ``printed``: what the user's code prints at import and when called, which
-the worker sends on to check's stderr (``printed``). A
-model whose export fails is not refused: its columns report it. ``refusal``
-reads what the child wrote and how it ended: a refusal it gave, or, where
-the child ended inside the user's code (``os._exit``, a signal), which
-stage it ended in, how, and the last line it printed.
+the worker sends on to check's stderr (``printed``). A model whose export
+fails is not refused: its columns report it. ``refusal`` reads what the
+child wrote and how it ended: a refusal it gave, or, where the child ended
+inside the user's code (``os._exit``, a signal), which stage it ended in,
+how, and the last line it printed.
 """
 
 import io

@@ -5,8 +5,9 @@ example inputs fit its program.
 directory and without torch, anything that is not a ``torch.export.save``
 archive, named for what it is: a truncated archive, an AOTInductor package,
 a TorchScript file, a ``torch.save`` file, another pickle, a ``.pte``,
-safetensors, Python source. ``inputs_misfit`` compares the saved inputs with the program's own
-inputs (their layout, dtype and fixed sizes), running nothing.
+safetensors, Python source. ``inputs_misfit`` compares the saved inputs with
+the program's own inputs (their layout, dtype and fixed sizes), running
+nothing.
 """
 
 import zipfile

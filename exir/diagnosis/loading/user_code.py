@@ -5,9 +5,10 @@ does instead of returning.
 While it runs, ``sys.argv`` is the module's name alone (the worker's own
 arguments are not theirs to parse: ``argparse`` at import sees none), the
 current directory is first on ``sys.path``, and what it prints goes to
-stderr or to the caller's ``echo`` (stdout carries the worker's records). A ``SystemExit`` (``sys.exit``,
-``argparse``'s error) is named with its status and the last line the code
-printed; an exception with its type and first line.
+stderr or to the caller's ``echo`` (stdout carries the worker's records). A
+``SystemExit`` (``sys.exit``, ``argparse``'s error) is named with its status
+and the last line the code printed; an exception with its type and first
+line.
 """
 
 import contextlib
