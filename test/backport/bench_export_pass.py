@@ -12,8 +12,14 @@ same for unfixed-again / unfixed, the A/A control that shows the noise floor.
 Then the cost of ``apply()``: its first call in fresh processes (the check of
 what it installs included: the issue's graph through ``ExportPass``, run once
 per process), in this warm one, and after ``revert()``; the check alone; and
-the interpreter start-up with and without ``EXPORTPASS_FIX=1``. ``apply()``,
-the check and start-up are timed in CPU time too (a child's, for start-up).
+the interpreter start-up (``python -c pass``): unset, ``EXPORTPASS_FIX=1``,
+unset again (the A/A control) and the ``.pth`` line run once more, side by
+side in rounds of interleaved starts whose order rotates, with the median,
+min and max over rounds of each / unset, once with bytecode cached (in a
+pycache prefix of the run's own, written by a warm-up) and once as the
+environment is; then the modules the hook adds at start-up. ``apply()``,
+the check and start-up are timed in CPU time too (a child's, for
+start-up). The load average before and after is printed last.
 """
 
 import gc
@@ -22,6 +28,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
@@ -146,16 +153,59 @@ def apply_cost(cycles: int = 200) -> Tuple[float, float]:
 
 
 PTH_LINE = (Path(__file__).resolve().parents[2] / "exportpass_fix.pth").read_text()
+# Start-ups timed side by side: (code, EXPORTPASS_FIX). "-c <the .pth line>"
+# runs the line a second time, so that start minus a plain one is its cost.
+STARTS = {
+    "unset": ("pass", ""),
+    "EXPORTPASS_FIX=1": ("pass", "1"),
+    "unset again (A/A)": ("pass", ""),  # the A/A control
+    ".pth line run again": (PTH_LINE, ""),
+}
+SHOW_MODULES = "import sys; print(' '.join(sorted(sys.modules)))"
 
 
-def startup_ms(code: str, env_value: str, reps: int = 20) -> float:
-    env = dict(os.environ, EXPORTPASS_FIX=env_value)
-    times = []
-    for _ in range(reps):
-        started = _children_cpu()
-        subprocess.run([sys.executable, "-c", code], env=env, check=True)
-        times.append(_children_cpu() - started)
-    return statistics.median(times) * 1e3
+def _start(code: str, env: Dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+
+
+def startup_rounds(
+    settings: Dict[str, str], rounds: int, reps: int
+) -> Dict[str, List[float]]:
+    """CPU seconds of each start-up of ``STARTS`` under the environment
+    ``settings`` change, a sample a round: the mean of its ``reps`` starts,
+    interleaved with the others' in an order that rotates from round to
+    round, after one start of each not counted."""
+    names = list(STARTS)
+    env = {k: v for k, v in os.environ.items() if k not in settings} | {
+        k: v for k, v in settings.items() if v
+    }
+    envs = {name: dict(env, EXPORTPASS_FIX=STARTS[name][1]) for name in names}
+    for name in names:  # the warm-up: writes the bytecode, where it is written
+        _start(STARTS[name][0], envs[name])
+    samples: Dict[str, List[float]] = {name: [] for name in names}
+    for index in range(rounds):
+        shift = index % len(names)
+        totals = dict.fromkeys(names, 0.0)
+        for _ in range(reps):
+            for name in names[shift:] + names[:shift]:
+                started = _children_cpu()
+                _start(STARTS[name][0], envs[name])
+                totals[name] += _children_cpu() - started
+        for name in names:
+            samples[name].append(totals[name] / reps)
+    return samples
+
+
+def spread(times: List[float], unset: List[float]) -> str:
+    """The median, min and max over rounds of ``times`` / ``unset``."""
+    ratios = [t / u for t, u in zip(times, unset)]
+    return f"{statistics.median(ratios):.3f}" f" ({min(ratios):.3f}, {max(ratios):.3f})"
 
 
 def _children_cpu() -> float:
@@ -165,9 +215,11 @@ def _children_cpu() -> float:
 
 
 def main() -> None:
+    before = os.getloadavg()[0]
     if "--apply-only" not in sys.argv[1:]:
         pass_table()
     apply_and_startup()
+    print(f"load average: {before:.1f} before, {os.getloadavg()[0]:.1f} after")
 
 
 def pass_table() -> None:
@@ -208,19 +260,35 @@ def apply_and_startup() -> None:
         f" {median:.2f} ms; the check alone (in the first call) median"
         f" {check_ms():.2f} ms"
     )
-    # What the installed .pth adds to an unrelated start-up is one run of
-    # its line: "-c <line>" runs it a second time, so the difference is it.
-    plain, line_twice, hook_on = [], [], []
-    for _ in range(3):
-        plain.append(startup_ms("pass", ""))
-        line_twice.append(startup_ms(PTH_LINE, ""))
-        hook_on.append(startup_ms("pass", "1"))
-    base = statistics.median(plain)
+    rounds, reps = 20, 5
+    as_is = os.environ.get("PYTHONDONTWRITEBYTECODE")
+    as_is = f"PYTHONDONTWRITEBYTECODE={as_is}" if as_is else "bytecode written"
+    with tempfile.TemporaryDirectory(prefix="bench-pycache-") as prefix:
+        cached = {"PYTHONPYCACHEPREFIX": prefix, "PYTHONDONTWRITEBYTECODE": ""}
+        columns = {
+            "bytecode cached": startup_rounds(cached, rounds, reps),
+            f"as here, {as_is}": startup_rounds({}, rounds, reps),
+        }
     print(
-        f"python -c pass, EXPORTPASS_FIX unset: {base:.1f} ms;\n  with the .pth line"
-        f" run once more: {statistics.median(line_twice):.1f} ms"
-        f" (ratio {statistics.median(line_twice) / base:.3f});\n  EXPORTPASS_FIX=1: {statistics.median(hook_on):.1f} ms"
-        f" (ratio {statistics.median(hook_on) / base:.3f})"
+        f"python -c pass, child CPU ms (median of {rounds} rounds of {reps}"
+        " interleaved starts); / unset: median (min, max)"
+    )
+    print(f"{'':<21}" + "".join(f"{column:<30}" for column in columns).rstrip())
+    for name in STARTS:
+        cells = []
+        for samples in columns.values():
+            cell = f"{statistics.median(samples[name]) * 1e3:.1f}"
+            if name != "unset":
+                cell += f"  {spread(samples[name], samples['unset'])}"
+            cells.append(f"{cell:<30}")
+        print(f"{name:<21}" + "".join(cells).rstrip())
+    plain, hooked = (
+        set(_start(SHOW_MODULES, dict(os.environ, EXPORTPASS_FIX=v)).stdout.split())
+        for v in ("", "1")
+    )
+    extra = sorted(hooked - plain)
+    print(
+        f"modules EXPORTPASS_FIX=1 adds to start-up: {len(extra)}, {', '.join(extra)}"
     )
 
 
