@@ -22,6 +22,15 @@ COMMANDS = {
 }
 
 
+def _installed_torch() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
 def _patch(args: argparse.Namespace) -> int:
     from ..shared.installed import installed_executorch_dir, installed_version
     from ..shared.release_table import load as load_release_table
@@ -59,6 +68,7 @@ def _patch(args: argparse.Namespace) -> int:
                     checkout_commit(Path(tree)),
                     installed_version(),
                     args.proof_from_elsewhere,
+                    _installed_torch(),
                 ),
             )
     except (PatchRefused, EvidenceError) as refusal:

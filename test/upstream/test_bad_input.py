@@ -168,6 +168,19 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
     release_proof.write_text(
         json.dumps([proof | {"ref": "release/1.4", "patch_sha256": digest, "ok": True}])
     )
+    # This patch's proof passed, and the record's other ref failed a step.
+    failed_step = tmp_path / "failed-step.json"
+    git_am = {"name": "git am", "ok": False, "detail": "patch does not apply"}
+    failed_step.write_text(
+        json.dumps(
+            [
+                proof | {"patch_sha256": digest, "ok": True},
+                proof
+                | {"ref": "release/1.4", "patch_sha256": "1" * 64}
+                | {"steps": [git_am], "ok": False},
+            ]
+        )
+    )
     return {
         "tests-only with a proof": [
             "--tests-only",
@@ -240,6 +253,13 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
             "proves another patch (none of its refs main yields the patch made"
             " for this tree)",
         ],
+        "proof with a failed step": [
+            *MAIN,
+            "--proof",
+            str(failed_step),
+            "the proof failed (release/1.4's 'git am'): a proof is quoted only"
+            " when every step of it passed",
+        ],
         "co-author without email": [
             "--co-author",
             "Jane Doe",
@@ -268,6 +288,7 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
         "proof not JSON",
         "proof not a proof",
         "proof of another patch",
+        "proof with a failed step",
     ],
 )
 def test_bad_patch_options_are_refused_and_nothing_written(

@@ -1,10 +1,11 @@
 """The measured input to the bodies: the proof of the patch on a tree
-(``prove --json``'s output or a record of it), checked for shape; the whole
-``test_pass_infra.py`` run in a linked tree on a given ``pass_base.py``; and
-the pytest the runs use: where this environment's does not satisfy the
-tree's pin (``requirements-dev.txt``), ``fitting_pytest`` installs one that
-does, pytest alone, with ``pip --target`` into a directory of the run's own
-put on ``PYTHONPATH``; nothing installed here changes."""
+(``prove --json``'s output or a record of it), checked for shape and for a
+failed step; the whole ``test_pass_infra.py`` run in a linked tree on a
+given ``pass_base.py``; and the pytest the runs use: where this
+environment's does not satisfy the tree's pin (``requirements-dev.txt``),
+``fitting_pytest`` installs one that does, pytest alone, with ``pip
+--target`` into a directory of the run's own put on ``PYTHONPATH``; nothing
+installed here changes."""
 
 import json
 import re
@@ -36,18 +37,14 @@ class EvidenceError(ValueError):
     """An evidence or proof file is missing, not JSON, or of another shape."""
 
 
-def _read_json(path: Path) -> object:
+def load_proofs(path: Path) -> List[Dict[str, object]]:
+    """What ``prove --json`` printed, from that output or a record of it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        proofs = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise EvidenceError(f"{path}: {error.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise EvidenceError(f"{path} is not JSON: {error}") from None
-
-
-def load_proofs(path: Path) -> List[Dict[str, object]]:
-    """What ``prove --json`` printed, from that output or a record of it."""
-    proofs = _read_json(path)
     if isinstance(proofs, dict) and isinstance(proofs.get("stdout"), str):
         try:
             proofs = json.loads(proofs["stdout"])
@@ -63,7 +60,18 @@ def load_proofs(path: Path) -> List[Dict[str, object]]:
 
 
 def proof_of(proofs: List[Dict[str, object]], digest: str, where: str) -> Dict:
-    """The passing proof whose patch is this one, or refuse."""
+    """The proof whose patch is this one; refused if any step there failed."""
+    failed = [
+        f"{p['ref']}'s {repr(s.get('name')) if isinstance(s, dict) else 'step'}"
+        for p in proofs
+        for s in (p["steps"] if isinstance(p["steps"], list) else [None])
+        if not isinstance(s, dict) or s.get("ok") is not True
+    ]
+    if failed or not all(p["ok"] is True for p in proofs):
+        raise EvidenceError(
+            f"{where} failed ({', '.join(failed) or 'so its summary says'}): a"
+            " proof is quoted only when every step of it passed"
+        )
     matching = [p for p in proofs if p["patch_sha256"] == digest]
     if not matching:
         raise EvidenceError(
@@ -71,10 +79,7 @@ def proof_of(proofs: List[Dict[str, object]], digest: str, where: str) -> Dict:
             f" {', '.join(str(p['ref']) for p in proofs) or '(none)'} yields the"
             " patch made for this tree); run prove on this tree's commit"
         )
-    passing = [p for p in matching if p["ok"]]
-    if not passing:
-        raise EvidenceError(f"{where}: the proof of this patch failed a step")
-    return passing[0]
+    return matching[0]
 
 
 def new_test_names() -> Set[str]:
@@ -142,11 +147,6 @@ def pytest_pin(requirements: str) -> str:
         if requirement.name.lower() == "pytest":
             return str(requirement.specifier)
     return ""
-
-
-def pin_in_words(pin: str) -> str:
-    """A tree's pytest pin as a body says it."""
-    return f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
 
 
 class PytestUnfit(RuntimeError):

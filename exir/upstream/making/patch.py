@@ -170,7 +170,7 @@ def make_patch(
     proofs: Optional[List[Dict[str, object]]] = None,
     releases: Optional[Dict[str, object]] = None,
     pick_of: Optional[str] = None,
-    here: Optional[Tuple[Optional[str], Optional[str], bool]] = None,
+    here: Optional[Tuple[Optional[str], Optional[str], bool, Optional[str]]] = None,
 ) -> Path:
     """Write the patch for ``tree`` into ``out_dir`` and return its path.
 
@@ -178,12 +178,12 @@ def make_patch(
     this very patch; ``releases`` (the release table) gives the range of
     releases measured; ``pick_of``: the landed change a release branch's
     PR picks (None: main's standalone PR). Raises ``PatchRefused`` before
-    writing anything when the tree
-    lacks the files, already has the fix, has a ``call`` the patch does not
-    know or build files without what the tests need, when no proof is of
-    this patch (``EvidenceError``), made elsewhere than ``here`` (the tree's commit, the
-    installed ExecuTorch, and whether that is meant: then the body says so),
-    or when ``out_dir`` cannot be written.
+    writing anything when the tree lacks the files, already has the fix,
+    has a ``call`` the patch does not know or build files without what the
+    tests need, when no proof is of this patch or a step of one failed
+    (``EvidenceError``), made elsewhere than ``here`` (the tree's commit,
+    ExecuTorch here, whether that is meant: then the body says so; torch
+    here, named where the proof's differs), or if ``out_dir`` is unwritable.
     """
     changes = planned_changes(tree)
     digest = patch_digest(changes)
@@ -199,6 +199,11 @@ def make_patch(
             "; ".join(elsewhere) + ": make the proof on this tree's commit, and"
             " the patch with the ExecuTorch it ran over installed, or pass"
             " --proof-from-elsewhere to quote it as made elsewhere"
+        )
+    torch = dict(proof["environment"]).get("torch") if proof else None  # type: ignore
+    if proof and here and torch != here[3]:
+        elsewhere.append(
+            f"the proof ran over torch {torch}, {here[3]} is installed here"
         )
     check_writable(out_dir)
     message = commit_message(co_authors, proof, releases, pick_of, elsewhere)

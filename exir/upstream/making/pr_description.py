@@ -17,7 +17,7 @@ from typing import Dict, Optional, Sequence
 
 from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from ...shared.release_table import bitten_count
-from .evidence import pin_in_words
+from .evidence import PYTEST_PIN_FILE
 
 SUBJECT = "Reuse the graph's fake mode when every ExportPass input is a constant"
 TESTS_ONLY_SUBJECT = "Add regression tests for #22309"
@@ -64,6 +64,11 @@ def fill(text: str, indent: str = "") -> str:
     return textwrap.fill(
         text, width=WIDTH, break_on_hyphens=False, subsequent_indent=indent
     )
+
+
+def pin_in_words(pin: str) -> str:
+    """A tree's pytest pin as a body says it."""
+    return f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
 
 
 def _counts(run: Dict[str, object]) -> str:

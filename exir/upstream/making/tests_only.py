@@ -32,7 +32,6 @@ from .evidence import (
     FileRun,
     fitting_pytest,
     new_test_names,
-    pin_in_words,
     pytest_pin,
     PYTEST_PIN_FILE,
     PytestUnfit,
@@ -40,7 +39,7 @@ from .evidence import (
 )
 from .mail_patch import write_patch
 from .patch import check_writable, PatchRefused, planned_test_changes, read_tree_file
-from .pr_description import fill, tests_only_message, TESTS_ONLY_SUBJECT
+from .pr_description import fill, pin_in_words, tests_only_message, TESTS_ONLY_SUBJECT
 from .trees import environment
 
 COMMENT = "comment.md"

@@ -1,7 +1,9 @@
 """``patch --proof`` quotes a proof only where it was made: on the tree's own
 commit and over the ExecuTorch installed here. Otherwise it refuses in one
 line, exit status 2, naming what differs, unless ``--proof-from-elsewhere``
-says that is meant, and then the Test plan says how that run differs.
+says that is meant, and then the Test plan says how that run differs. A
+proof run over another torch is quoted, the Test plan saying so; one with
+a failed step is refused, whatever its summary says.
 
 The proofs are records in ``prove --json``'s shape for the patch made here
 (its digest), with a run's counts in them; what is tested is which of them
@@ -11,6 +13,7 @@ The proofs are records in ``prove --json``'s shape for the patch made here
 import json
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 from typing import Dict
 
@@ -34,20 +37,22 @@ def _proof(tree: Path, commit: str, executorch: str) -> Dict[str, object]:
         "environment": {
             "python": "3.11.7",
             "pytest": "8.4.2",
-            "torch": "2.13.0+cpu",
+            "torch": metadata.version("torch"),
             "executorch": executorch,
             "pytest_pin": "",
         },
         "patch_sha256": patch_digest(planned_changes(tree)),
         "steps": [
-            {"name": "test_pass_infra.py without the fix", "data": counts},
+            {"name": "test_pass_infra.py without the fix", "ok": True, "data": counts},
             {
                 "name": "test_pass_infra.py with the fix",
+                "ok": True,
                 "data": {**counts, "failed": []},
             },
-            {"name": "static checks", "data": {"linters": "ufmt 2.8.0"}},
+            {"name": "static checks", "ok": True, "data": {"linters": "ufmt 2.8.0"}},
             {
                 "name": "exir/tests differential",
+                "ok": True,
                 "data": {
                     "unpatched": {"passed": 300, "failed": 5},
                     "patched": {"passed": 300, "failed": 5},
@@ -131,3 +136,38 @@ def test_a_proof_from_elsewhere_when_meant_says_where_its_counts_come_from(
         "Quoted from that run, not made here: the proof ran over ExecuTorch"
         f" 1.4.1, {installed_version()} is installed here." in plan
     )
+
+
+def test_a_proof_run_over_another_torch_is_quoted_saying_so(
+    wheel_exir_repo: Path, tmp_path: Path
+) -> None:
+    head = git(wheel_exir_repo, "rev-parse", "HEAD").stdout.strip()
+    proof = _proof(wheel_exir_repo, head, installed_version())
+    proof["environment"]["torch"] = "2.99.0"  # type: ignore[index]
+
+    done = _patch(wheel_exir_repo, proof, tmp_path / "out")
+
+    assert done.returncode == 0, done.stderr
+    assert (
+        "Quoted from that run, not made here: the proof ran over torch 2.99.0,"
+        f" {metadata.version('torch')} is installed here." in _plan(done)
+    )
+
+
+def test_a_proof_with_a_failed_step_is_refused_whatever_its_summary_says(
+    wheel_exir_repo: Path, tmp_path: Path
+) -> None:
+    head = git(wheel_exir_repo, "rev-parse", "HEAD").stdout.strip()
+    proof = _proof(wheel_exir_repo, head, installed_version())
+    proof["steps"][2]["ok"] = False  # type: ignore[index]
+    assert proof["ok"] is True  # the summary says it passed
+
+    done = _patch(wheel_exir_repo, proof, tmp_path / "out")
+
+    assert done.returncode == 2, done.stdout + done.stderr
+    (refusal,) = done.stderr.strip().splitlines()
+    assert refusal == (
+        "python -m exportpass_fix patch: refused: the proof failed (main's"
+        " 'static checks'): a proof is quoted only when every step of it passed"
+    )
+    assert list((tmp_path / "out").iterdir()) == []
