@@ -1,6 +1,7 @@
-"""Job 1, the upstream patch, in three sub-jobs: ``making`` it (``patch``),
-``proving`` it on a checkout (``prove``), ``judging`` fixes (``mutants``);
-beside them ``cherry_pick`` and the job's commands (``cli``).
+"""Job 1, the upstream patch, in two sub-jobs: ``making`` it (``patch``) and
+``proving`` it on a checkout (``prove``); beside them ``cherry_pick`` and
+the job's commands (``cli``). Which fixes are wrong is judged by test data
+outside the package (test/upstream/judging/).
 
 May import ``shared`` and its own sub-jobs; never ``backport`` or
 ``diagnosis``.

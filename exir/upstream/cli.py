@@ -1,5 +1,5 @@
 """The upstream job's commands: ``patch`` (making), ``prove`` (proving),
-``mutants`` (judging), ``cherry-pick``: their options parsed and checked,
+``cherry-pick``: their options parsed and checked,
 their results printed and mapped to exit codes (0 done, 1 a check did not
 hold, 2 refused)."""
 
@@ -17,7 +17,6 @@ DOCS = "docs/upstream.md"
 COMMANDS = {
     "patch": "the tests for #22310 (and comment.md), or the standalone PR",
     "prove": "the patch on an ExecuTorch checkout's refs, measured",
-    "mutants": "which variants of the fix are wrong, and what kills them",
     "cherry-pick": "the bot command that takes the fix to a release branch",
 }
 
@@ -109,12 +108,6 @@ def _prove(args: argparse.Namespace) -> int:
     return EXIT_OK if all(p["ok"] for p in data) else EXIT_CHECK_FAILED
 
 
-def _mutants(args: argparse.Namespace) -> int:
-    from .judging.mutants_report import command
-
-    return command(args.record, args.json, args.markdown)
-
-
 def _cherry_pick(args: argparse.Namespace) -> int:
     from .cherry_pick import CherryPickRefused, request
 
@@ -152,13 +145,6 @@ def add_commands(
         "--from", dest="record", help="a record of --json to render (no run)"
     )
     prove.set_defaults(run=_prove)
-
-    mutants = commands.add_parser("mutants", description=COMMANDS["mutants"])
-    shown = mutants.add_mutually_exclusive_group()
-    shown.add_argument("--json", action="store_true", help="one JSON object")
-    shown.add_argument("--markdown", action="store_true", help="as docs/tests.md")
-    mutants.add_argument("--from", dest="record", help="a record of --json to render")
-    mutants.set_defaults(run=_mutants)
 
     cherry_pick = commands.add_parser(
         "cherry-pick", description=COMMANDS["cherry-pick"]

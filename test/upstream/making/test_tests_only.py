@@ -3,6 +3,7 @@
 description gives); the follow-up body once #22310 has landed; any fix
 without a witness against it accepted, an unfixed tree refused."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -10,10 +11,15 @@ from pathlib import Path
 import pytest
 from conftest import git, git_repo
 
-from exportpass_fix.shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from exportpass_fix.shared.fix_source import (
+    PASS_BASE,
+    PATCHED_CLASS,
+    PATCHED_METHOD,
+    TEST_CLASS,
+    TEST_PASS_INFRA,
+)
 from exportpass_fix.shared.installed import installed_version
-from exportpass_fix.upstream.judging.mutants import with_call
-from exportpass_fix.upstream.judging.variants import VARIANTS
+from exportpass_fix.shared.source_spans import method_span
 from exportpass_fix.upstream.making.evidence import new_test_names
 from exportpass_fix.upstream.making.patch import planned_test_changes
 from exportpass_fix.upstream.making.pr_description import (
@@ -26,8 +32,20 @@ from trees import linked_tree, run_pytest, wheel_texts
 
 pytestmark = pytest.mark.once
 
-BY_NAME = {variant.name: variant for variant in VARIANTS}
+# The kill table's variants of call (test data), their texts by name.
+VARIANTS = Path(__file__).parents[1] / "judging" / "judge_variants.json"
+BY_NAME = {
+    v["name"]: "\n".join(v["text"]) + "\n"
+    for v in json.loads(VARIANTS.read_text())
+    if v["text"] is not None
+}
 SHAPE_OF_22310 = BY_NAME["fallback scan of placeholders"]
+
+
+def with_call(pass_base: str, call_text: str) -> str:
+    span = method_span(pass_base, PATCHED_CLASS, PATCHED_METHOD)
+    assert span is not None, "the installed pass_base.py has no _ExportPassBase.call"
+    return span.replaced_by(call_text)
 
 
 def _tests_only(tree: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
@@ -72,7 +90,7 @@ def _message(patch: Path) -> str:
 @pytest.fixture(scope="module")
 def branch_of_22310(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tree_with_call(
-        tmp_path_factory.mktemp("pr22310") / "et", SHAPE_OF_22310.text
+        tmp_path_factory.mktemp("pr22310") / "et", SHAPE_OF_22310
     )
 
 
@@ -132,7 +150,7 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
 
 
 def test_once_22310_has_landed_the_tests_are_a_follow_up(tmp_path: Path) -> None:
-    tree = _tree_with_call(tmp_path / "et", SHAPE_OF_22310.text)
+    tree = _tree_with_call(tmp_path / "et", SHAPE_OF_22310)
     subject = "Reuse the graph's fake mode when every input is a lifted constant"
     (tree / "landed.txt").write_text("x\n")
     assert git(tree, "add", "-A").returncode == 0
@@ -158,7 +176,7 @@ def test_once_22310_has_landed_the_tests_are_a_follow_up(tmp_path: Path) -> None
 def test_a_fix_without_a_witness_against_it_is_accepted(
     name: str, tmp_path: Path
 ) -> None:
-    tree = _tree_with_call(tmp_path / "et", BY_NAME[name].text)
+    tree = _tree_with_call(tmp_path / "et", BY_NAME[name])
 
     done = _tests_only(tree, tmp_path / "out")
 

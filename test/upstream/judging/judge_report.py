@@ -1,0 +1,74 @@
+"""What docs/tests.md shows of a kill-table record (``judge_run.py``'s
+output kept by test/record_output.py): the tally, the acceptable variants,
+and each test with the wrong variants it fails on. Imports no ExecuTorch.
+
+    python test/upstream/judging/judge_report.py docs/records/mutants.json
+"""
+
+import json
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+
+def read_record(path: Path) -> Dict:
+    """The table a record holds; ValueError saying why not."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        table = json.loads(record["stdout"])
+    except (OSError, ValueError, TypeError, KeyError) as error:
+        raise ValueError(f"{path}: not a record of judge_run.py ({error})")
+    if not isinstance(table, dict) or not isinstance(table.get("variants"), list):
+        raise ValueError(f"{path}: not a record of judge_run.py (no variants)")
+    return table
+
+
+def tally(table: Dict) -> str:
+    rows = table["variants"]
+    wrong = [r for r in rows if r["judged"] == "wrong"]
+    accepted = [r for r in rows if r["judged"] == "acceptable"]
+    witnesses = sum(len(names) for names in table["flows"].values())
+    return (
+        f"On ExecuTorch {table['executorch']} (torch {table['torch']}),"
+        f" {witnesses} witnesses in {len(table['flows'])} flows:"
+        f" wrong variants (a witness shows them a failure) killed by the"
+        f" tests: {sum(bool(r['failing_tests']) for r in wrong)} of"
+        f" {len(wrong)}; acceptable variants passing them:"
+        f" {sum(not r['failing_tests'] for r in accepted)} of {len(accepted)}."
+    )
+
+
+def per_test(rows: List[Dict]) -> str:
+    killers: Dict[str, List[str]] = {}
+    for row in rows:
+        failing = row["failing_tests"] if row["judged"] == "wrong" else []
+        only = " (only this)" if len(failing) == 1 else ""
+        for test in failing:
+            killers.setdefault(test, []).append(f"{row['name']}{only}")
+    lines = ["| test | the wrong variants it fails on |", "| --- | --- |"]
+    for test, names in sorted(killers.items()):
+        lines.append(f"| `{test}` | {'; '.join(names)} |")
+    return "\n".join(lines)
+
+
+def render(table: Dict) -> str:
+    rows = table["variants"]
+    accepted = [r["name"] for r in rows if r["judged"] == "acceptable"]
+    return "\n\n".join(
+        [
+            tally(table),
+            "The acceptable variants: " + "; ".join(accepted) + ".",
+            per_test(rows),
+        ]
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print("judge_report.py: usage: judge_report.py RECORD", file=sys.stderr)
+        sys.exit(2)
+    try:
+        print(render(read_record(Path(sys.argv[1]))))
+    except ValueError as bad:
+        print(f"judge_report.py: {bad}", file=sys.stderr)
+        sys.exit(2)
