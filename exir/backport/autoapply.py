@@ -3,16 +3,26 @@ environment, the fix is applied the moment ``executorch.exir.pass_base`` is
 first imported.
 
 The ``exportpass_fix.pth`` file this project installs runs one line at
-interpreter start: only when the variable is set and not blank does it call
-``from_environment()``, which reads the value and, when it says yes, puts a
-finder on ``sys.meta_path``. Start-up then imports this module and its two
-packages, nothing else: this module imports only ``os`` and ``sys``, which
-every interpreter has loaded by then, and defers the rest (the backport,
-``warnings``) to the import of ``pass_base``. The finder answers every other
-name at once with None; for ``pass_base`` it wraps the loader the other
-finders give, until a ``pass_base`` has been loaded through it once (a
-failed import, or a ``find_spec`` probe, leaves it armed). It never takes
-itself off ``sys.meta_path``, which another thread may be walking.
+interpreter start, which does nothing unless the variable is set and not
+blank. For a value that says yes (1, true, yes, on, in any case, spaces
+trimmed) it puts a finder of its own first on ``sys.meta_path``: a few lines
+compiled with the line itself, importing no module. Importing one, even a
+small one, costs each start where bytecode is not written
+(``PYTHONDONTWRITEBYTECODE``) a compile, and a process's first compile also
+builds the AST types, about 1 ms, more than all the rest of the hook. That
+finder answers every other name at once with None; for ``pass_base`` it
+imports this module and returns ``find_spec``'s answer. A value that says no
+does nothing; any other value, or a ``pass_base`` loaded already, calls
+``from_environment()``.
+
+``find_spec`` wraps the loader the other finders give, until a ``pass_base``
+has been loaded through it once (a failed import, or a ``find_spec`` probe,
+leaves it armed). The hook's finders (the .pth's, or ``install()``'s when it
+is called from Python) say so by a class attribute ``exportpass_fix_hook``:
+the hook asks none of them, and adds none where one is already. They never
+take themselves off ``sys.meta_path``, which another thread may be walking.
+This module imports only ``os`` and ``sys``; the backport and ``warnings``
+wait for a ``pass_base`` to be loaded.
 
 The hook never breaks the import it rides on: a refusal, or an error of its
 own, becomes a warning at the user's import line, or a line on stderr where
@@ -23,21 +33,25 @@ import os
 import sys
 
 # shared.installed's ENV_VAR, not imported from there: its imports (pathlib,
-# typing, importlib.util) would all be start-up's cost.
+# typing, importlib.util) would be the cost of a start with a value not yes.
 ENV_VAR = "EXPORTPASS_FIX"
 TARGET = "executorch.exir.pass_base"
 YES = ("1", "true", "yes", "on")
 NO = ("0", "false", "no", "off")
 _OWN_DIR = os.path.dirname(os.path.dirname(__file__))  # exportpass_fix
+PTH_NAMESPACE = "exportpass_fix.pth"  # __name__ of the .pth's finder's code
 _read = False  # from_environment() has run in this process
 _done = False  # a pass_base was loaded through the hook: its one shot is spent
 
 
-def _is_machinery(filename: str) -> bool:
-    """Frames of the import system, this package or executorch's own."""
+def _is_machinery(frame: object) -> bool:
+    """Frames of the import system, this package, its .pth or executorch."""
+    filename = frame.f_code.co_filename  # type: ignore[attr-defined]
     executorch = sys.modules.get("executorch")
     executorch_dirs = list(getattr(executorch, "__path__", []))
     if "importlib" in filename and "_bootstrap" in filename:
+        return True
+    if frame.f_globals.get("__name__") == PTH_NAMESPACE:  # type: ignore[attr-defined]
         return True
     return any(filename.startswith(d) for d in [_OWN_DIR, *executorch_dirs])
 
@@ -48,7 +62,7 @@ def _tell(message: str) -> None:
         import warnings
 
         frame = sys._getframe(1)
-        while frame.f_back is not None and _is_machinery(frame.f_code.co_filename):
+        while frame.f_back is not None and _is_machinery(frame):
             frame = frame.f_back
         warnings.warn_explicit(
             message,
@@ -99,14 +113,18 @@ class _ApplyAfterExec:
         return getattr(self.loader, name)
 
 
+def _is_hook(finder: object) -> bool:
+    return getattr(type(finder), "exportpass_fix_hook", False) is True
+
+
 def _spec_of_the_others(fullname: str, path: object, target: object) -> object:
-    """The spec the finders after the hook's give, its loader wrapped; they
-    are asked as the import system asks them, over a copy of the list."""
+    """The spec the finders other than the hook's give, its loader wrapped;
+    they are asked as the import system asks them, over a copy of the list."""
     for finder in list(sys.meta_path):
-        find_spec = getattr(finder, "find_spec", None)
-        if isinstance(finder, _PassBaseFinder) or find_spec is None:
+        ask = getattr(finder, "find_spec", None)
+        if _is_hook(finder) or ask is None:
             continue
-        spec = find_spec(fullname, path, target)
+        spec = ask(fullname, path, target)
         if spec is None:
             continue
         loader = getattr(spec, "loader", None)
@@ -116,20 +134,27 @@ def _spec_of_the_others(fullname: str, path: object, target: object) -> object:
     return None
 
 
+def find_spec(fullname: str, path: object = None, target: object = None) -> object:
+    """The hook's answer, the .pth's finder's and ``_PassBaseFinder``'s."""
+    if fullname != TARGET or _done:
+        return None
+    try:
+        return _spec_of_the_others(fullname, path, target)
+    except Exception as error:  # the import goes on without the hook
+        _tell(
+            f"{ENV_VAR} is set but the fix was not applied:"
+            f" {type(error).__name__}: {error}"
+        )
+        return None
+
+
 class _PassBaseFinder:
-    """On ``sys.meta_path`` from start-up; see the module's docstring."""
+    """The hook's finder when ``install()`` is called from Python."""
+
+    exportpass_fix_hook = True
 
     def find_spec(self, fullname: str, path: object = None, target: object = None):
-        if fullname != TARGET or _done:
-            return None
-        try:
-            return _spec_of_the_others(fullname, path, target)
-        except Exception as error:  # the import goes on without the hook
-            _tell(
-                f"{ENV_VAR} is set but the fix was not applied:"
-                f" {type(error).__name__}: {error}"
-            )
-            return None
+        return find_spec(fullname, path, target)
 
 
 def install() -> None:
@@ -139,7 +164,7 @@ def install() -> None:
         _apply_or_warn(sys.modules[TARGET])
         return
     _done = False
-    if not any(isinstance(f, _PassBaseFinder) for f in sys.meta_path):
+    if not any(_is_hook(f) for f in sys.meta_path):
         sys.meta_path.insert(0, _PassBaseFinder())
 
 

@@ -14,7 +14,7 @@ import exportpass_fix
 import pytest
 from exportpass_fix.backport import autoapply, replace_call as backport
 from exportpass_fix.shared.fix_source import FIX_FILE, fixed_call_text, PASS_BASE
-from exportpass_fix.shared.installed import environ_without_hook, ENV_VAR
+from exportpass_fix.shared.installed import ENV_VAR, environ_without_hook
 from trees import executorch_dir, wheel_texts, with_earlier_fix
 
 pass_base = pytest.importorskip("executorch.exir.pass_base")
@@ -171,29 +171,38 @@ def test_interpreter_start_imports_no_torch_or_executorch(env_value: str) -> Non
     assert started.returncode == 0
     assert "site" in imported  # the .pth files were processed
     assert not {m for m in imported if m.split(".")[0] in ("torch", "executorch")}
-    if env_value:
-        assert "exportpass_fix.backport.autoapply" in imported
+    # With the variable too: the .pth's own finder, no module of the package.
+    assert not {m for m in imported if m.startswith("exportpass_fix")}
+
+
+# The finder first on sys.meta_path at start-up, and the modules loaded.
+SHOW_START = (
+    "import sys; f = sys.meta_path[0];"
+    " print(type(f).__module__, getattr(type(f), 'exportpass_fix_hook', None));"
+    " print(' '.join(sorted(sys.modules)))"
+)
+
+
+@pytest.mark.parametrize(
+    "value", [*autoapply.YES, "TRUE", " On ", "yes\n", *autoapply.NO, " OFF", ""]
+)
+def test_the_hook_at_start_up_loads_no_module(value: str) -> None:
+    # What EXPORTPASS_FIX costs a program that never imports ExecuTorch: once
+    # ~32 modules (importlib.abc and importlib.resources, tempfile, random,
+    # bz2, lzma), then 3 (the package, backport and autoapply, compiled at
+    # each start where bytecode is not written); now the .pth's own finder
+    # for a yes, nothing for a no, and no module either way.
+    plain = _python("-c", SHOW_START)
+    started = _python("-c", SHOW_START, EXPORTPASS_FIX=value)
+
+    assert (started.returncode, started.stderr) == (0, ""), started.stderr
+    finder, modules = started.stdout.splitlines()
+    plain_finder, plain_modules = plain.stdout.splitlines()
+    if value.strip().lower() in autoapply.YES:
+        assert finder == f"{autoapply.PTH_NAMESPACE} True"
     else:
-        assert not {m for m in imported if m.startswith("exportpass_fix")}
-
-
-# The hook's module and its two packages, with room to spare.
-HANDFUL = 5
-
-
-def test_the_hook_at_start_up_loads_only_a_handful_of_modules() -> None:
-    # What EXPORTPASS_FIX=1 costs a program that never imports ExecuTorch:
-    # before the finder deferred everything, it loaded ~32 modules more
-    # (importlib.abc and importlib.resources, tempfile, random, bz2, lzma).
-    show = "import sys; print(' '.join(sorted(sys.modules)))"
-    plain, hooked = (
-        set(_python("-c", show, EXPORTPASS_FIX=value).stdout.split())
-        for value in ("", "1")
-    )
-
-    assert "exportpass_fix.backport.autoapply" in hooked
-    extra = sorted(hooked - plain)
-    assert len(extra) <= HANDFUL, extra
+        assert finder == plain_finder
+    assert set(modules.split()) - set(plain_modules.split()) == set()
     assert autoapply.ENV_VAR == ENV_VAR  # its own copy, to import nothing
 
 

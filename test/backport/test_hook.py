@@ -9,6 +9,7 @@ from typing import Iterator
 
 import exportpass_fix
 import pytest
+from conftest import REPO
 from exportpass_fix.backport import autoapply, identify, replace_call
 from exportpass_fix.shared import known_calls
 from exportpass_fix.shared.installed import environ_without_hook
@@ -99,6 +100,76 @@ def test_under_plain_w_error_the_hook_changes_nothing_of_the_import() -> None:
 
     assert outcome(runs[1]) == outcome(runs[0]), runs[1].stderr[-2000:]
     assert "not applied" not in runs[1].stderr
+
+
+# The .pth's finder, probed, then the user's import; the .pth run once more.
+PROBE_IMPORT_AGAIN = """\
+import sys
+assert "exportpass_fix" not in sys.modules  # the .pth imported nothing
+sys.meta_path[0].find_spec("executorch.exir.pass_base", None)  # a probe
+import executorch.exir.pass_base  # the user's import
+import exportpass_fix
+exec(open(sys.argv[1]).read())  # site may run the .pth twice
+hooks = [f for f in sys.meta_path if hasattr(type(f), "exportpass_fix_hook")]
+print(len(hooks), exportpass_fix.is_fixed())
+"""
+
+
+def test_a_probe_leaves_the_pths_finder_armed_and_a_second_run_adds_none() -> None:
+    run = _python(
+        "-c", PROBE_IMPORT_AGAIN, str(REPO / "exportpass_fix.pth"), EXPORTPASS_FIX="1"
+    )
+
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1:] == ["1 True"]
+
+
+def test_the_pth_applies_the_fix_at_once_when_pass_base_is_loaded_already() -> None:
+    script = (
+        "import os, sys, executorch.exir.pass_base, exportpass_fix;"
+        " os.environ['EXPORTPASS_FIX'] = '1'; exec(open(sys.argv[1]).read());"
+        " print(exportpass_fix.is_fixed())"
+    )
+    run = _python("-c", script, str(REPO / "exportpass_fix.pth"))
+
+    assert run.stdout.strip().splitlines()[-1:] == ["True"], run.stderr[-2000:]
+
+
+def test_when_the_pths_finder_cannot_import_the_package_the_import_goes_on() -> None:
+    script = (
+        "import sys; sys.modules['exportpass_fix'] = None;"
+        " import executorch.exir.pass_base; print('imported')"
+    )
+    run = _python("-W", "error::UserWarning", "-c", script, EXPORTPASS_FIX="1")
+
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1:] == ["imported"]
+    refusal = [line for line in run.stderr.splitlines() if "not applied" in line]
+    assert len(refusal) == 1, run.stderr[-2000:]
+    assert refusal[0].startswith(
+        "exportpass_fix: EXPORTPASS_FIX is set but the fix was not applied:"
+        " ModuleNotFoundError:"
+    )
+
+
+def test_an_error_in_the_finders_answer_is_a_warning_at_the_users_line(
+    tmp_path: Path,
+) -> None:
+    # The .pth's finder's frame, compiled from a string, is the hook's too.
+    script = tmp_path / "export_model.py"
+    script.write_text(
+        "from exportpass_fix.backport import autoapply\n"
+        "autoapply._spec_of_the_others = lambda *args: 1 / 0\n"
+        "import executorch.exir.pass_base  # the user's import\n"
+        "print('imported')\n"
+    )
+    run = _python(str(script), EXPORTPASS_FIX="1")
+
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1:] == ["imported"]
+    refusal = [line for line in run.stderr.splitlines() if "not applied" in line]
+    assert len(refusal) == 1, run.stderr[-2000:]
+    assert refusal[0].startswith(f"{script}:3: UserWarning:"), refusal
 
 
 # Threads of a user's program importing pass_base and other modules at once.
