@@ -57,29 +57,34 @@ class Measured:
     commit: Optional[str]
     environment: Dict[str, str]
 
-    def setup(self) -> str:
-        env = self.environment
+    def sentences(self) -> str:
+        """The run and its counts, each sentence short."""
+        env, unfixed = self.environment, len(self.unfixed.failed)
+        whose = "that commit's" if self.commit else "this tree's"
         where = f"At {self.commit[:12]}" if self.commit else "On this tree"
-        pinned = pin_in_words(env.get("pytest_pin", ""))
-        return (
-            f"{where}, its `{PASS_BASE}` and `{TEST_PASS_INFRA}` in place of"
-            f" those of an installed ExecuTorch {env['executorch']}, with Python"
-            f" {env['python']}, torch {env['torch']} and pytest {env['pytest']}"
-            f" ({pinned})"
-        )
+        others = self.new_tests - unfixed
+        said = [
+            f"{where}, with these tests, `python -m pytest {TEST_PASS_INFRA}`"
+            f" counts {self.fixed.total} tests by id.",
+            f"{whose.capitalize()} `{PASS_BASE}` and `{TEST_PASS_INFRA}` replaced"
+            f" those of an installed ExecuTorch {env['executorch']}.",
+            f"The run used Python {env['python']}, torch {env['torch']} and"
+            f" pytest {env['pytest']} ({pin_in_words(env.get('pytest_pin', ''))}).",
+            f"With {whose} `_ExportPassBase.call`, {_fail(len(self.fixed.failed))}.",
+            f"With ExecuTorch {env['executorch']}'s unfixed `call` in its place,"
+            f" {_fail(unfixed)}, {'all new tests' if unfixed > 1 else 'a new test'}.",
+        ]
+        if others:
+            said.append(
+                f"The other {others} new tests pass either way."
+                if others > 1
+                else "The other new test passes either way."
+            )
+        return " ".join(said)
 
-    def counts(self, whose: str) -> str:
-        return (
-            f"`python -m pytest {TEST_PASS_INFRA}` with these tests counts"
-            f" {self.fixed.total} tests by id: {len(self.fixed.failed)} fail with"
-            f" {whose} `_ExportPassBase.call`, {len(self.unfixed.failed)} with"
-            f" ExecuTorch {self.environment['executorch']}'s unfixed `call` in its"
-            f" place; the {len(self.unfixed.failed)} are new tests, the other"
-            f" {self.new_tests - len(self.unfixed.failed)} new ones pass either way."
-        )
 
-    def sentence(self, whose: str = "this tree's") -> str:
-        return f"{self.setup()}: {self.counts(whose)}"
+def _fail(count: int) -> str:
+    return f"{count} {'fails' if count == 1 else 'fail'}"
 
 
 def _git(tree: Path, *args: str) -> Optional[str]:
@@ -155,7 +160,7 @@ def context(for_pr: Optional[int], merged: Optional[str]) -> str:
 def comment(author: str, patch: Path, measured: Measured, deps: bool) -> str:
     """What to post on the PR: at most 15 lines."""
     text = Template(COMMENT_TEMPLATE.read_text(encoding="utf-8")).substitute(
-        measured=measured.sentence("that commit's"),
+        measured=measured.sentences(),
         new_tests=measured.new_tests,
         test_class=TEST_CLASS,
         patch=patch.name,
@@ -189,7 +194,7 @@ def make_tests_patch(
         co_authors,
         context(for_pr, merged),
         measured.new_tests,
-        measured.sentence("that commit's"),
+        measured.sentences(),
     )
     patch = write_patch(
         out_dir,

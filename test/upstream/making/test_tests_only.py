@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Tuple
 
 import pytest
 from conftest import git, git_repo
@@ -63,9 +64,10 @@ def _tree_with_call(root: Path, call_text: str) -> Path:
     return git_repo(root, {**texts, PASS_BASE: with_call(texts[PASS_BASE], call_text)})
 
 
-def _file_counts(tree: Path, work: Path) -> str:
+def _file_counts(tree: Path, work: Path) -> Tuple[str, str]:
     """What the file with the new tests gives, run here apart from
-    ``patch``: with the tree's call, and with the installed (unfixed) one."""
+    ``patch``: what ran, then the counts with the tree's call and with the
+    installed (unfixed) one."""
     new_test = planned_test_changes(tree)[0].new
     counts = {}
     for side, pass_base in (
@@ -77,9 +79,13 @@ def _file_counts(tree: Path, work: Path) -> str:
         counts[side] = (len(run.failed), len(run.passed) + len(run.failed))
     (fixed, total), (unfixed, _) = counts["fixed"], counts["unfixed"]
     return (
-        f"counts {total} tests by id: {fixed} fail with that commit's"
-        f" `_ExportPassBase.call`, {unfixed} with ExecuTorch"
-        f" {installed_version()}'s unfixed `call` in its place"
+        f"counts {total} tests by id. That commit's `{PASS_BASE}` and"
+        f" `{TEST_PASS_INFRA}` replaced those of an installed ExecuTorch"
+        f" {installed_version()}. The run used Python"
+    ), (
+        f"With that commit's `_ExportPassBase.call`, {fixed} fail. With"
+        f" ExecuTorch {installed_version()}'s unfixed `call` in its place,"
+        f" {unfixed} fail"
     )
 
 
@@ -89,9 +95,7 @@ def _message(patch: Path) -> str:
 
 @pytest.fixture(scope="module")
 def branch_of_22310(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _tree_with_call(
-        tmp_path_factory.mktemp("pr22310") / "et", SHAPE_OF_22310
-    )
+    return _tree_with_call(tmp_path_factory.mktemp("pr22310") / "et", SHAPE_OF_22310)
 
 
 def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
@@ -114,11 +118,14 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     assert len(lines) <= MAX_LINES and max(map(len, lines)) <= WIDTH
     # The whole file, counted with the branch's call and with the installed
     # unfixed one, in one run: the counts are the file's, not the class's.
-    counts = _file_counts(branch_of_22310, tmp_path / "counted")
+    ran, counts = _file_counts(branch_of_22310, tmp_path / "counted")
     flat = " ".join(message.split())
-    # What ran: the commit's two files over the installed ExecuTorch.
-    ran = f"At {head[:12]}, its `{PASS_BASE}` and `{TEST_PASS_INFRA}` in place of"
+    # What ran: the commit's two files over the installed ExecuTorch, said
+    # in short sentences.
+    assert f"At {head[:12]}, with these tests, `python -m pytest" in flat
     assert ran in flat and counts in flat
+    measured = flat.split("### Test plan", 1)[1].split(TEST_PASS_INFRA, 1)[1]
+    assert max(len(s.split()) for s in measured.split(". ")) <= 20, measured
     assert "(no pin)" in flat  # this tree has no requirements-dev.txt
     # The comment for #22310: short, with the run's counts, commit and
     # ExecuTorch version, and the offer with its trailer.
@@ -127,6 +134,7 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     flat = " ".join(text.split())
     for needle in (
         f"regression tests for #22309: {len(new_test_names())} in a new class",
+        ran,
         counts,
         f"At {head[:12]}",
         f"ExecuTorch {installed_version()}",
