@@ -45,7 +45,7 @@ _BACKPORT = _FIX + ("exir/backport/",)
 # that carry the values (worker.py, columns.py) nor check's text.
 _MEASURED = _BACKPORT + (
     "exir/diagnosis/models/",
-    "exir/diagnosis/loading/",  # where issue 39 moves model_spec
+    "exir/diagnosis/loading/",
     "exir/diagnosis/checking/model_spec.py",
     "exir/diagnosis/checking/partitioners.py",
     "exir/diagnosis/checking/steps.py",
@@ -100,7 +100,7 @@ TREE = (
 STAND_IN = (
     "ET_TREE: a stand-in for #22310's branch: main's exir/ and"
     " requirements-dev.txt in a git repository, with the 'fallback scan of"
-    " placeholders' of exir/upstream/judging/variants.py committed on top"
+    " placeholders' of test/upstream/judging/judge_variants.json committed on top"
 )
 
 
@@ -148,7 +148,9 @@ SOURCES: Dict[str, Source] = {
         ),
         bench="test/backport/bench_export_pass.py",
     ),
-    "docs/records/mutants.json": Source(_PATCH_CODE + ("exir/upstream/judging/",)),
+    "docs/records/mutants.json": Source(
+        _FIX + ("exir/tests/test_pass_infra.py", "test/upstream/judging/")
+    ),
     "docs/records/prove-main.json": Source(_PROOF),
     "docs/records/prove-release-1.4.json": Source(_PROOF, release="1.4.1"),
     "docs/records/upstream-body-main.json": Source(

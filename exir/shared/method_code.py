@@ -1,8 +1,8 @@
 """Compile one method's source text in a module's namespace.
 
 The backport installs the fixed ``call`` this way on the running ExecuTorch,
-and the kill table (test/upstream/judging/) each variant of ``call``: the names
-in the text resolve exactly as they would in that module's own source.
+as the kill table (test/upstream/judging/) installs each variant of it: the
+names in the text resolve exactly as they would in that module's own source.
 ``method_code`` only compiles, executing nothing: the backport uses it to
 check that a source file still holds the code a function runs.
 """

@@ -9,12 +9,9 @@
 # What this project adds to upstream's exir/tests/test_pass_infra.py. The
 # patch maker merges the import block below into upstream's (adding only the
 # names that file lacks) and appends everything after it at the end of the
-# file. Each test says in its first comment what behaviour it pins; none
-# reads torch internals. Which wrong fixes each one fails is in docs/tests.md.
+# file. Each test says in its first comment what behaviour it pins.
 
 import unittest
-from contextlib import nullcontext
-from typing import Callable
 
 import executorch.exir as exir
 import torch
@@ -26,199 +23,129 @@ from executorch.exir.backend.partitioner import (
     PartitionResult,
 )
 from executorch.exir.backend.utils import tag_constant_data
-from executorch.exir.lowered_backend_module import get_lowered_submodules
-from executorch.exir.pass_base import (
-    Argument,
-    ExportPass,
-    ExportPassBaseError,
-    NodeMetadata,
-    ProxyValue,
-)
-from torch import fx
-from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from executorch.exir.dialects._ops import ops as exir_ops
+from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
+from executorch.exir.program import to_edge
+from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.export import Dim, export, ExportedProgram
+from torch.fx.passes.infra.pass_base import PassResult
 
 
 class _SineFrequencies(torch.nn.Module):
-    # #22309's reduced model: frequencies that depend on no input's values.
+    # #22309's reduced model: a table that depends on no input's values.
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         t = torch.arange(x.shape[1], dtype=torch.float32)
         return x + 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
 
 
-class _ExportPassBackend(BackendDetails):
-    # Runs an ExportPass, as Vulkan's preprocess runs FuseBatchNormPass.
+class _ScaledRange(torch.nn.Module):
+    # Its only tensor input, once the scalar is lifted, is that constant.
+    def forward(self, n: int) -> torch.Tensor:
+        return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
+
+
+class _Tripling(ExportPass):
+    # Multiplies the first output by a tensor it makes itself.
+    def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
+        args = (results[0], torch.tensor(3.0))
+        first = self.call_operator(exir_ops.edge.aten.mul.Tensor, args, {}, meta)
+        return super().output([first, *results[1:]], meta)
+
+
+class _Recording(ExportPass):
+    # Keeps what its placeholder() receives, in a list of its own.
+    received: tuple[Argument, ...] = ()
+
+    def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
+        self.received += (arg,)
+        return super().placeholder(name, arg, meta)
+
+
+class _OwnModeView(ExportPass):
+    # Gives an op a val of a new fake mode, as NXP's view conversion does.
+    def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
+        *_, node, _ = graph_module.graph.nodes
+        with FakeTensorMode():
+            node.meta["val"] = torch.empty(node.meta["val"].shape)
+        return super().call(graph_module)
+
+
+class _PassesBackend(BackendDetails):
+    # Runs `passes` over its delegate, as Vulkan's preprocess runs
+    # FuseBatchNormPass, and keeps the program they make.
+    passes: list[ExportPass] = []
+    preprocessed: list[ExportedProgram] = []
+
     @staticmethod
     def preprocess(
         edge_program: ExportedProgram, compile_specs: list[CompileSpec]
     ) -> PreprocessResult:
-        exir.EdgeProgramManager(edge_program).transform([ExportPass()])
+        done = exir.EdgeProgramManager(edge_program).transform(_PassesBackend.passes)
+        _PassesBackend.preprocessed.append(done.exported_program())
         return PreprocessResult(processed_bytes=b"")
 
 
-class _ConstantsPartitioner(Partitioner):
-    # Delegates every op that does not read the user input x: in
-    # _SineFrequencies, all the ops that compute the frequencies.
+class _TablePartitioner(Partitioner):
+    # Delegates the ops that do not read x; untagged, constants come last.
+    tag_constants = True
+
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         x = exported_program.graph_signature.user_inputs[0]
         for node in exported_program.graph_module.graph.nodes:
             if node.op == "call_function" and x not in map(str, node.all_input_nodes):
-                node.meta["delegation_tag"] = "constants"
-        tag_constant_data(exported_program)
-        spec = DelegationSpec(_ExportPassBackend.__name__, [])
-        return PartitionResult(exported_program, {"constants": spec})
-
-
-class _ScalingPass(ExportPass):
-    # Scales the first output by a tensor it makes itself.
-    def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
-        args = (results[0], torch.tensor(3.0))
-        first = self.call_operator(torch.ops.aten.mul.Tensor, args, {}, meta)
-        return super().output([first, *results[1:]], meta)
-
-
-def _constant(mode: FakeTensorMode) -> FakeTensor:
-    # A lifted constant's val, built by hand: a FakeTensorMode keeps .constant
-    # only on one-element tensors, and from_tensor never sets it.
-    meta = torch.empty((), device="meta")
-    return FakeTensor(mode, meta, torch.device("cpu"), constant=torch.tensor(2.0))
-
-
-def _graph(read: tuple[object, ...], unread: tuple[object, ...] = ()) -> fx.GraphModule:
-    # A placeholder per val, after an arange (its val stale, of another mode:
-    # no mode to take), as a partitioner's subgraph may start. It returns the
-    # arange times each read one, then the unread ones but the first.
-    graph = fx.Graph()
-    product = graph.call_function(torch.ops.aten.arange.start, (0.0, 4.0))
-    product.meta["val"] = FakeTensorMode().from_tensor(torch.arange(4.0))
-    nodes = [graph.placeholder(f"p{i}") for i in range(len(read + unread))]
-    for node, val in zip(nodes, read + unread):
-        node.meta["val"] = val
-    for node in nodes[: len(read)]:
-        product = graph.call_function(torch.ops.aten.mul.Tensor, (product, node))
-    graph.output((product, *nodes[len(read) + 1 :]))
-    return fx.GraphModule(torch.nn.Module(), graph)
-
-
-def _modes(result: object, skip: str = "") -> set[FakeTensorMode]:
-    # The fake modes of a result's (or graph's) vals, outputs' too, but op skip's.
-    graph_module = getattr(result, "graph_module", result)
-    assert isinstance(graph_module, fx.GraphModule), result  # else what call raised
-    vals = [n.meta.get("val") for n in graph_module.graph.nodes if n.op != skip]
-    leaves = [v for val in vals for v in (val if isinstance(val, tuple) else [val])]
-    return {v.fake_mode for v in leaves if isinstance(v, FakeTensor)}
+                node.meta["delegation_tag"] = "table"
+        if self.tag_constants:
+            tag_constant_data(exported_program)
+        spec = DelegationSpec(_PassesBackend.__name__, [])
+        return PartitionResult(exported_program, {"table": spec})
 
 
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
-    """ExportPass's fake modes (#22309), one instance run over several graphs,
-    directly and in a torch.compile backend. Placeholders' FakeTensors (lifted
-    constants too) in one mode: all of the result's are in it, also in another
-    active FakeTensorMode. Two modes: computed values take the plain input's;
-    constants alone may raise. No FakeTensor: a new mode each. The graph given
-    keeps its vals."""
+    """ExportPass retraces a graph whose only tensor inputs are lifted
+    constants (#22309) in their own fake mode: a delegate computing a table
+    from constants lowers, and placeholder() gets the constants' values. One
+    pass instance retraces each method of a program in that method's mode."""
 
-    def _run(
-        self, graphs: dict[str, Callable[[], fx.GraphModule]], *contexts: str
-    ) -> list[tuple[str, fx.GraphModule, object]]:
-        # (case, graph given, result or error), one pass instance per context.
-        results: list[tuple[str, fx.GraphModule, object]] = []
-
-        def run(export_pass: ExportPass) -> None:
-            for case, gm in cases:
-                vals = [node.meta.get("val") for node in gm.graph.nodes]
-                try:
-                    result: object = export_pass(gm)
-                except Exception as error:
-                    result = error
-                kept = all(n.meta.get("val") is v for n, v in zip(gm.graph.nodes, vals))
-                results.append((case, gm, result if kept else "the graph lost vals"))
-
-        def backend(gm: fx.GraphModule, _: object) -> Callable[..., object]:
-            run(ExportPass())  # tensors a pass makes: the other contexts test them
-            return gm.forward
-
-        for context in ("directly", *contexts):
-            cases = [(f"{name}, {context}", build()) for name, build in graphs.items()]
-            if context == "compiling":
-                torch.compiler.reset()
-                torch.compile(lambda x: x + 1, backend=backend)(torch.ones(1))
-            else:
-                with FakeTensorMode() if context != "directly" else nullcontext():
-                    run(_ScalingPass())
-        return results
-
-    def test_placeholders_of_one_fake_mode_keep_it(self) -> None:
-        # Every FakeTensor of the result is in the placeholders' one mode.
-        mode, other = FakeTensorMode(), FakeTensorMode()  # graphs of either
-        c, x = lambda: _constant(mode), mode.from_tensor(torch.ones(()))
-        graphs = {
-            "two constants": lambda: _graph((c(), c())),
-            "a plain input and a constant": lambda: _graph((x, c())),
-            "two ints, then a constant": lambda: _graph((3, 4, _constant(other))),
-            "a constant, then an int": lambda: _graph((c(), 3)),
-            "an int, a constant unread": lambda: _graph((3,), (_constant(other),)),
-            "an int, constants unread, returned": lambda: _graph((3,), (c(), c())),
-        }
-        for case, given, result in self._run(graphs, "in a fake mode", "compiling"):
-            with self.subTest(case=case):
-                self.assertEqual(_modes(result), _modes(given, "call_function"))
-
-    def test_graph_without_fake_tensors_gets_a_new_fake_mode(self) -> None:
-        # Each such graph is traced in one mode that no earlier call used.
-        # Not in another FakeTensorMode, whose mode may take over, fixed or not.
-        graphs = {
-            "a real tensor": lambda: _graph((torch.tensor(2.0),)),
-            "an int": lambda: _graph((3,)),
-            "a real tensor, an int unread": lambda: _graph((torch.tensor(2.0),), (3,)),
-        }
-        seen: set[FakeTensorMode] = set()
-        for case, given, result in self._run(graphs, "compiling"):
-            with self.subTest(case=case):
-                modes = _modes(result)
-                self.assertEqual(len(modes), 1)
-                self.assertFalse(modes & (seen | _modes(given)), "an older mode")
-                seen |= modes
-
-    def test_two_fake_modes_keep_the_plain_inputs_mode(self) -> None:
-        # Computed values take the plain input's mode; constants alone may raise.
-        mode, other = FakeTensorMode(), FakeTensorMode()
-        x = mode.from_tensor(torch.ones(()))
-        graphs = {
-            "a plain input first": lambda: _graph((x, _constant(other))),
-            "a plain input last": lambda: _graph((_constant(other), x)),
-            "constants alone": lambda: _graph((_constant(mode), _constant(other))),
-        }
-        for case, _, result in self._run(graphs, "in a fake mode", "compiling"):
-            with self.subTest(case=case):
-                if not case.startswith("constants alone"):
-                    self.assertEqual(_modes(result, "placeholder"), {mode})
-                elif isinstance(result, Exception):  # one of ExportPass's own
-                    self.assertIsInstance(result, (AssertionError, ExportPassBaseError))
-                else:
-                    self.assertIn(_modes(result, "placeholder"), [{mode}, {other}])
-
-    def test_placeholder_overrides_receive_the_constants_values(self) -> None:
-        # placeholder() overrides get the real values of lifted constants.
-        args: list[Argument] = []
-
-        class Recorder(ExportPass):
-            def placeholder(
-                self, name: str, arg: Argument, meta: NodeMetadata
-            ) -> ProxyValue:
-                args.append(arg)
-                return super().placeholder(name, arg, meta)
-
-        Recorder()(_graph((_constant(FakeTensorMode()),) * 2))
-        torch.testing.assert_close(args, [torch.tensor(2.0)] * 2)
-
-    def test_partitioned_constant_subgraph_lowers(self) -> None:
-        # #22309's model lowers with one delegate, and its program matches eager.
-        # The delegate's inputs: the lifted constants and a SymInt, x's size.
-        x, dims = torch.randn(4, 128), {"x": {1: Dim("n")}}
+    def _lower(self, passes: list[ExportPass], tagged: bool = True) -> ExportedProgram:
+        # The delegate (inputs: the constants and x's size) through `passes`.
+        _PassesBackend.passes, _PassesBackend.preprocessed = passes, []
+        partitioner = _TablePartitioner()
+        partitioner.tag_constants = tagged
+        x = torch.randn(4, 128)
         program = exir.to_edge_transform_and_lower(
-            export(_SineFrequencies(), (x,), dynamic_shapes=dims),
-            partitioner=[_ConstantsPartitioner()],
+            export(_SineFrequencies(), (x,), dynamic_shapes={"x": {1: Dim("n")}}),
+            partitioner=[partitioner],
         ).exported_program()
-        self.assertEqual(len(get_lowered_submodules(program.graph_module)), 1)
-        x = torch.randn(4, 64)
         torch.testing.assert_close(program.module()(x), _SineFrequencies()(x))
+        (delegate,) = _PassesBackend.preprocessed
+        return delegate
+
+    def test_delegate_of_lifted_constants_lowers(self) -> None:
+        # Its inputs: the lifted constants, then x's size, or untagged after it.
+        for tagged in (True, False):
+            with self.subTest(tagged=tagged):
+                self._lower([ExportPass(), ExportPass()], tagged)
+
+    def test_placeholder_receives_the_constants_values(self) -> None:
+        # Each pass's placeholder() gets the values, not fake tensors.
+        first, second = _Recording(), _Recording()
+        delegate = self._lower([first, second])
+        specs, state = delegate.graph_signature.input_specs, delegate.state_dict
+        values = [state[s.target] for s in specs if s.target]
+        for recording in (first, second):  # x's size aside
+            received = [a for a in recording.received if isinstance(a, torch.Tensor)]
+            torch.testing.assert_close(received, values)
+
+    def test_one_pass_instance_runs_over_methods_of_other_modes(self) -> None:
+        # Every method, each exported on its own, through one instance of each.
+        methods = {
+            "scaled": (_ScaledRange(), (3,)),
+            "sine": (_SineFrequencies(), (torch.randn(4, 128),)),
+            "scaled again": (_ScaledRange(), (4,)),
+        }
+        edge = to_edge({k: export(m, args) for k, (m, args) in methods.items()})
+        edge = edge.transform([ExportPass(), _OwnModeView(), _Tripling()])
+        edge.to_executorch()
+        for name, (module, args) in methods.items():
+            got = edge.exported_program(name).module()(*args)
+            torch.testing.assert_close(got, module(*args) * 3)

@@ -44,6 +44,13 @@ class IntInput(torch.nn.Module):
         return torch.arange(4, dtype=torch.float32) * 2.5
 
 
+class IntInputUnsqueezed(torch.nn.Module):
+    """The same, with a reshape for NXP's pass to convert."""
+
+    def forward(self, n: int) -> torch.Tensor:
+        return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
+
+
 class Ones(torch.nn.Module):
     """A method without any tensor input, constants included."""
 

@@ -39,13 +39,14 @@ def tally(table: Dict) -> str:
 
 
 def per_test(rows: List[Dict]) -> str:
+    """Each test and the wrong variants it is the first to fail on (the run
+    stops a wrong variant's tests at the first failure)."""
     killers: Dict[str, List[str]] = {}
     for row in rows:
         failing = row["failing_tests"] if row["judged"] == "wrong" else []
-        only = " (only this)" if len(failing) == 1 else ""
-        for test in failing:
-            killers.setdefault(test, []).append(f"{row['name']}{only}")
-    lines = ["| test | the wrong variants it fails on |", "| --- | --- |"]
+        for test in failing[:1]:
+            killers.setdefault(test, []).append(row["name"])
+    lines = ["| test | the wrong variants it fails on first |", "| --- | --- |"]
     for test, names in sorted(killers.items()):
         lines.append(f"| `{test}` | {'; '.join(names)} |")
     return "\n".join(lines)

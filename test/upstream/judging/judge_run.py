@@ -52,7 +52,9 @@ def variants() -> List[Dict]:
     ``exir/pass_base.py``), then upstream's own ``call``, text None."""
     rows = json.loads(VARIANTS.read_text())
     for row in rows:
-        row["text"] = fixed_call_text() if row["name"] == FIX else "\n".join(row["text"])
+        row["text"] = (
+            fixed_call_text() if row["name"] == FIX else "\n".join(row["text"])
+        )
     unfixed = {"name": UNFIXED, "origin": "ExecuTorch", "class": "wrong"}
     return [*rows, {**unfixed, "reason": "upstream's call, as installed", "text": None}]
 
@@ -70,8 +72,10 @@ def test_case() -> type:
     return case
 
 
-def failing_tests(case: type) -> List[str]:
+def failing_tests(case: type, failfast: bool) -> List[str]:
+    """The tests of ``case`` that fail; with ``failfast``, the first only."""
     result = unittest.TestResult()
+    result.failfast = failfast
     unittest.defaultTestLoader.loadTestsFromTestCase(case).run(result)
     names = {getattr(t, "test_case", t)._testMethodName for t, _ in result.failures}
     names |= {getattr(t, "test_case", t)._testMethodName for t, _ in result.errors}
@@ -80,7 +84,8 @@ def failing_tests(case: type) -> List[str]:
 
 def observe(text: Optional[str], case: type, every_witness: bool) -> Dict:
     """In this process: install ``text`` as ``call``, run the flows (all,
-    or up to the first that shows a witness failing) and the tests."""
+    or up to the first that shows a witness failing) and the tests (all, or
+    for a variant a witness shows wrong up to the first that fails)."""
     if text is not None:
         call = compiled_method(pass_base, PATCHED_CLASS, text, "<variant>")
         setattr(pass_base._ExportPassBase, PATCHED_METHOD, call)
@@ -89,10 +94,13 @@ def observe(text: Optional[str], case: type, every_witness: bool) -> Dict:
         try:
             shown.update(flow.run())
         except Exception as error:  # the flow's own checks, broken by the variant
-            shown.update({name: f"raises {type(error).__name__}" for name in flow.witnesses})
+            shown.update(
+                {name: f"raises {type(error).__name__}" for name in flow.witnesses}
+            )
         if set(shown.values()) != {OK} and not every_witness:
             break
-    return {"witnesses": shown, "failing_tests": failing_tests(case)}
+    wrong = set(shown.values()) != {OK}
+    return {"witnesses": shown, "failing_tests": failing_tests(case, wrong)}
 
 
 def in_child(text: Optional[str], case: type, every_witness: bool) -> Dict:
@@ -100,16 +108,18 @@ def in_child(text: Optional[str], case: type, every_witness: bool) -> Dict:
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: its own output would interleave, so none
-        os.close(read_end)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
         try:
-            seen = json.dumps(observe(text, case, every_witness))
-        except BaseException as error:
-            seen = json.dumps({"died": f"{type(error).__name__}"})
-        os.write(write_end, seen.encode())
-        os._exit(0)
+            os.close(read_end)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            try:
+                seen = json.dumps(observe(text, case, every_witness))
+            except Exception as error:
+                seen = json.dumps({"died": f"{type(error).__name__}"})
+            os.write(write_end, seen.encode())
+        finally:  # never back into the parent's code, whatever happened
+            os._exit(0)
     os.close(write_end)
     chunks, started = [], time.monotonic()
     with os.fdopen(read_end, "rb") as pipe:

@@ -13,7 +13,6 @@ Which older witnesses each one stands for, and which were dropped and why:
 ``witness_audit.json``.
 """
 
-import copy
 import functools
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence, Tuple
@@ -29,6 +28,7 @@ from judge_programs import (
     CAPTURED,
     ConstantsPartitioner,
     IntInput,
+    IntInputUnsqueezed,
     Ones,
     Recorder,
     Sine,
@@ -111,12 +111,6 @@ def _lowered(dynamic: bool, tag_constants: bool = True) -> Flow:
         "placeholder()": lambda: [Recorder()],
         "placeholder() after a pass": lambda: [ExportPass(), Recorder()],
     }
-    if not dynamic:  # its view of a dynamic size does not run, fixed or not
-        # NXP's upstream pass, which gives the node it adds a val of a mode of
-        # its own, then retraces through ExportPass.call.
-        lists["NXP's ConvertReshapingNodesToViewPass"] = lambda: [
-            ConvertReshapingNodesToViewPass()
-        ]
     names = {k: f"#22309's delegate through {k}{after}" for k in lists}
 
     def run() -> Dict[str, str]:
@@ -126,11 +120,8 @@ def _lowered(dynamic: bool, tag_constants: bool = True) -> Flow:
         shown = {}
         for key, name in names.items():
             passes = lists[key]()
-            # NXP's pass edits the graph it is given: a copy, so that the next
-            # list, and the next variant's process, get the delegate as it was.
-            given = copy.deepcopy(program) if key.startswith("NXP") else program
             try:
-                done = EdgeProgramManager(given).transform(passes)
+                done = EdgeProgramManager(program).transform(passes)
                 (got,) = done.exported_program().module()(*args)
             except Exception as error:
                 shown[name] = _raised(error)
@@ -138,7 +129,9 @@ def _lowered(dynamic: bool, tag_constants: bool = True) -> Flow:
             factor = 3 if key == "a pass that makes a tensor" else 1
             right = _equal(got, before * factor)
             if isinstance(passes[-1], Recorder):
-                received = [a for a in passes[-1].received if isinstance(a, torch.Tensor)]
+                received = [
+                    a for a in passes[-1].received if isinstance(a, torch.Tensor)
+                ]
                 right = right and _equal_all(received, constants)
             shown[name] = OK if right else "wrong values"
         return shown
@@ -155,58 +148,65 @@ METHODS: Methods = [
     ("sine", Sine(), _X),  # lifted constants, then x
     ("int", IntInput(), (3,)),  # a lifted constant, then an int
     ("int again", IntInput(), (4,)),  # the same, exported on its own
+    ("int unsqueezed", IntInputUnsqueezed(), (3,)),  # the same, then a reshape
     ("ones", Ones(), ()),  # no placeholder at all
     ("ones again", Ones(), ()),  # the same, exported on its own
 ]
-# Each order of the methods one list of pass instances runs over, the list,
-# and what the methods then compute, times what eager does.
-ORDERS: Dict[str, Tuple[Tuple[str, ...], Callable[[], List[ExportPass]], float]] = {
-    "a plain method, then a constant beside an int": (
-        ("sine", "int"),
-        lambda: [ExportPass()],
-        1.0,
-    ),
-    "a constant beside an int, then a plain method": (
-        ("int", "sine"),
-        lambda: [ExportPass()],
-        1.0,
-    ),
+# Each order of the methods one list of pass instances runs over, the pass
+# classes, and what the methods then compute, times what eager does.
+Order = Tuple[Tuple[str, ...], Tuple[Callable[[], ExportPass], ...], float]
+E, T, NXP = ExportPass, Tripling, ConvertReshapingNodesToViewPass
+ORDERS: Dict[str, Order] = {
+    "a plain method, then a constant beside an int": (("sine", "int"), (E,), 1.0),
+    "a constant beside an int, then a plain method": (("int", "sine"), (E,), 1.0),
     "a constant beside an int, then a method without placeholders": (
         ("int", "ones"),
-        lambda: [ExportPass(), ExportPass()],
+        (E, E),
         1.0,
     ),
-    "a plain method, then one without placeholders": (
-        ("sine", "ones"),
-        lambda: [ExportPass()],
-        1.0,
-    ),
-    "two methods, each a constant beside an int": (
-        ("int", "int again"),
-        lambda: [ExportPass()],
-        1.0,
-    ),
+    "a plain method, then one without placeholders": (("sine", "ones"), (E,), 1.0),
+    "two methods, each a constant beside an int": (("int", "int again"), (E,), 1.0),
     "a pass that makes a tensor: two methods, each a constant beside an int": (
         ("int", "int again"),
-        lambda: [Tripling()],
+        (T,),
         3.0,
     ),
-    "two methods without placeholders": (
-        ("ones", "ones again"),
-        lambda: [ExportPass()],
-        1.0,
-    ),
+    "two methods without placeholders": (("ones", "ones again"), (E,), 1.0),
     "a method without placeholders, then a constant beside an int": (
         ("ones", "int"),
-        lambda: [ExportPass()],
+        (E,),
+        1.0,
+    ),
+    # NXP's upstream pass, run as NXP's flow runs it (transform_passes): it
+    # gives the node it adds a val of a mode of its own, then retraces.
+    "NXP's ConvertReshapingNodesToViewPass: a constant beside an int": (
+        ("int unsqueezed",),
+        (NXP,),
         1.0,
     ),
     "a pass that makes a tensor and ExportPass: plain, then a constant": (
         ("sine", "int"),
-        lambda: [Tripling(), ExportPass()],
+        (T, E),
         3.0,
     ),
 }
+
+
+FRESH = "to_edge of methods without a tensor input (a scalar to lift; none at all)"
+
+
+def _fresh_to_edge() -> str:
+    """``to_edge`` itself, where its passes see no plain tensor input."""
+    methods = [m for m in METHODS if m[0] in ("int", "ones")]
+    try:
+        edge = to_edge({name: export(m, args) for name, m, args in methods})
+        edge.to_executorch()
+    except Exception as error:
+        return _raised(error)
+    for name, module, args in methods:
+        if not _equal(edge.exported_program(name).module()(*args), module(*args)):
+            return "wrong values"
+    return OK
 
 
 @functools.lru_cache(maxsize=None)
@@ -221,12 +221,12 @@ def _transformed() -> Dict[str, str]:
     order (``transform``); each method then computes its factor times what
     eager does, and the programs the passes ran over are left as they were."""
     edge = edge_methods()
-    shown = {}
-    for key, (order, passes, factor) in ORDERS.items():
+    shown = {FRESH: _fresh_to_edge()}
+    for key, (order, kinds, factor) in ORDERS.items():
         name = f"one instance over {key}"
         programs = {method: edge.exported_program(method) for method in order}
         try:
-            after = EdgeProgramManager(programs).transform(passes())
+            after = EdgeProgramManager(programs).transform([k() for k in kinds])
             after.to_executorch()
         except Exception as error:
             shown[name] = _raised(error)
@@ -274,7 +274,11 @@ FLOWS: List[Flow] = [
     _lowered(dynamic=True),
     _lowered(dynamic=True, tag_constants=False),
     Flow(
-        TRANSFORMED, tuple(f"one instance over {k}" for k in ORDERS), _transformed
+        TRANSFORMED,
+        (FRESH, *(f"one instance over {k}" for k in ORDERS)),
+        _transformed,
     ),
-    Flow("to_executorch with a pass in its config", (FOLDED,), _folded_in_to_executorch),
+    Flow(
+        "to_executorch with a pass in its config", (FOLDED,), _folded_in_to_executorch
+    ),
 ]

@@ -58,7 +58,7 @@ def test_patch_applies_with_git_am_on_the_wheel_files(
     for relative in (PASS_BASE, TEST_PASS_INFRA):
         assert (wheel_exir_repo / relative).read_text() == patched[relative]
     subject = git(wheel_exir_repo, "log", "-1", "--format=%s").stdout.strip()
-    assert subject == SUBJECT
+    assert subject == SUBJECT and len(SUBJECT) <= WIDTH
     trailers = git(wheel_exir_repo, "log", "-1", "--format=%(trailers)").stdout
     assert trailers.strip() == "Co-authored-by: B C <b@c.d>"
     changed = git(wheel_exir_repo, "diff", "--stat", "HEAD~1", "HEAD").stdout
@@ -125,8 +125,9 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
         "(Python dispatcher, `allow_non_fake_inputs`);",
         '"Multiple fake tensor mode detected." rather than trace in a third.',
         "lowering aborts with",
-        "(blamed on `FuseBatchNormPass`).",
-        "On 1.5.1 it reproduces through Vulkan and WebGPU, which run that pass",
+        # The blamed pass, said only of the backends that run it.
+        "On 1.5.1 it reproduces through Vulkan and WebGPU, which delegate such",
+        "only through those two is it blamed on `FuseBatchNormPass`.",
         "`_ExportPassBase.call` takes the mode from `self.inputs()`",
         'this takes it from the placeholders\' `meta["val"]` then.',
         # Why this PR exists, and whose analysis it builds on.
@@ -136,8 +137,13 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
     ):
         assert needle in flat, needle
     # Sentences a maintainer stopped at: backends read as every model, the
-    # releases right after backends some of them lack, a third PR.
-    for untrue in ("as Vulkan and WebGPU do", "address the same bug"):
+    # releases right after backends some of them lack, a third PR, a blamed
+    # pass said of every backend.
+    for untrue in (
+        "as Vulkan and WebGPU do",
+        "address the same bug",
+        "(blamed on `FuseBatchNormPass`)",
+    ):
         assert untrue not in flat, untrue
     assert LABEL == "release notes: exir" and LABEL not in message
     # Short enough to read in one sitting: trailers count, the Subject not.
@@ -262,11 +268,11 @@ def test_regression_test_fails_on_a_tree_without_the_fix(unfixed_tree: Path) -> 
 
 
 @pytest.mark.once
-def test_the_test_hunk_adds_at_most_200_lines(patched: dict) -> None:
+def test_the_test_hunk_adds_at_most_130_lines(patched: dict) -> None:
     # Measured on 1.5.1's file, whose import block is main's: an older file's
     # lacks more of the names the tests import.
     added = _diff_lines(patched, TEST_PASS_INFRA, "+")
-    assert 100 < len(added) <= 200, len(added)
+    assert 60 < len(added) <= 130, len(added)
 
 
 def test_each_new_test_says_what_it_pins_and_none_skips() -> None:
