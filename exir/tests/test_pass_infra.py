@@ -26,20 +26,20 @@ from executorch.exir.backend.utils import tag_constant_data
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
 from executorch.exir.program import to_edge
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import Dim, export, ExportedProgram
 from torch.fx.passes.infra.pass_base import PassResult
 
 
 class _SineFrequencies(torch.nn.Module):
-    # #22309's reduced model: a table that depends on no input's values.
+    # #22309's model, reduced: a table that depends on x's size only.
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         t = torch.arange(x.shape[1], dtype=torch.float32)
         return x + 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
 
 
 class _ScaledRange(torch.nn.Module):
-    # Its only tensor input, once the scalar is lifted, is that constant.
+    # n is specialized away: the only tensor input left is the lifted 2.5.
     def forward(self, n: int) -> torch.Tensor:
         return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
 
@@ -53,7 +53,7 @@ class _Tripling(ExportPass):
 
 
 class _Recording(ExportPass):
-    # Keeps what its placeholder() receives, in a list of its own.
+    # Keeps what its placeholder() receives (a tuple per instance).
     received: tuple[Argument, ...] = ()
 
     def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
@@ -62,7 +62,7 @@ class _Recording(ExportPass):
 
 
 class _OwnModeView(ExportPass):
-    # Gives an op a val of a new fake mode, as NXP's view conversion does.
+    # Gives the last op a val of a new fake mode, as NXP's view conversion does.
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
         *_, node, _ = graph_module.graph.nodes
         with FakeTensorMode():
@@ -71,8 +71,7 @@ class _OwnModeView(ExportPass):
 
 
 class _PassesBackend(BackendDetails):
-    # Runs `passes` over its delegate, as Vulkan's preprocess runs
-    # FuseBatchNormPass, and keeps the program they make.
+    # Runs `passes` over its delegate, as Vulkan's runs FuseBatchNormPass.
     passes: list[ExportPass] = []
     preprocessed: list[ExportedProgram] = []
 
@@ -107,7 +106,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     pass instance retraces each method of a program in that method's mode."""
 
     def _lower(self, passes: list[ExportPass], tagged: bool = True) -> ExportedProgram:
-        # The delegate (inputs: the constants and x's size) through `passes`.
+        # Lowers _SineFrequencies as eager runs it; what `passes` made of its table.
         _PassesBackend.passes, _PassesBackend.preprocessed = passes, []
         partitioner = _TablePartitioner()
         partitioner.tag_constants = tagged
@@ -121,31 +120,32 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         return delegate
 
     def test_delegate_of_lifted_constants_lowers(self) -> None:
-        # Its inputs: the lifted constants, then x's size, or untagged after it.
+        # A delegate of lifted constants and x's size, either first, lowers.
         for tagged in (True, False):
             with self.subTest(tagged=tagged):
-                self._lower([ExportPass(), ExportPass()], tagged)
+                self._lower([ExportPass()], tagged)
 
     def test_placeholder_receives_the_constants_values(self) -> None:
-        # Each pass's placeholder() gets the values, not fake tensors.
+        # placeholder() gets the constants' real values, in a second pass too.
         first, second = _Recording(), _Recording()
         delegate = self._lower([first, second])
         specs, state = delegate.graph_signature.input_specs, delegate.state_dict
         values = [state[s.target] for s in specs if s.target]
         for recording in (first, second):  # x's size aside
             received = [a for a in recording.received if isinstance(a, torch.Tensor)]
+            self.assertFalse(any(isinstance(a, FakeTensor) for a in received))
             torch.testing.assert_close(received, values)
 
-    def test_one_pass_instance_runs_over_methods_of_other_modes(self) -> None:
-        # Every method, each exported on its own, through one instance of each.
+    def test_one_pass_instance_retraces_each_method_in_its_own_mode(self) -> None:
+        # Methods exported on their own run through one instance of each pass:
+        # one with a val of another mode in the graph, one that makes a tensor.
         methods = {
             "scaled": (_ScaledRange(), (3,)),
             "sine": (_SineFrequencies(), (torch.randn(4, 128),)),
             "scaled again": (_ScaledRange(), (4,)),
         }
         edge = to_edge({k: export(m, args) for k, (m, args) in methods.items()})
-        edge = edge.transform([ExportPass(), _OwnModeView(), _Tripling()])
-        edge.to_executorch()
+        edge = edge.transform([_OwnModeView(), _Tripling()])
         for name, (module, args) in methods.items():
             got = edge.exported_program(name).module()(*args)
             torch.testing.assert_close(got, module(*args) * 3)

@@ -82,7 +82,7 @@ def failing_tests(case: type, failfast: bool) -> List[str]:
     return sorted(names)
 
 
-def observe(text: Optional[str], case: type, every_witness: bool) -> Dict:
+def observe(text: Optional[str], case: Optional[type], every_witness: bool) -> Dict:
     """In this process: install ``text`` as ``call``, run the flows (all,
     or up to the first that shows a witness failing) and the tests (all, or
     for a variant a witness shows wrong up to the first that fails)."""
@@ -100,10 +100,11 @@ def observe(text: Optional[str], case: type, every_witness: bool) -> Dict:
         if set(shown.values()) != {OK} and not every_witness:
             break
     wrong = set(shown.values()) != {OK}
-    return {"witnesses": shown, "failing_tests": failing_tests(case, wrong)}
+    failing = failing_tests(case, wrong) if case is not None else []
+    return {"witnesses": shown, "failing_tests": failing}
 
 
-def in_child(text: Optional[str], case: type, every_witness: bool) -> Dict:
+def in_child(text: Optional[str], case: Optional[type], every_witness: bool) -> Dict:
     """``observe`` in a forked child; a child that dies or hangs says so."""
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -148,13 +149,14 @@ def verdict(row: Dict) -> str:
     return "PROBLEM: rejected without a witness" if killed else "ok: accepted"
 
 
-def judge() -> Dict:
-    case = test_case()
+def judge(with_tests: bool = True) -> Dict:
+    """Every variant judged; ``with_tests`` False: by the witnesses alone."""
+    case = test_case() if with_tests else None
     rows = variants()
     fix_row = next(r for r in rows if r["name"] == FIX)
     say("the witnesses under the fix, in this process (warms the caches) ...")
     original = vars(pass_base._ExportPassBase)[PATCHED_METHOD]
-    fix_seen = observe(fix_row["text"], case, every_witness=True)["witnesses"]
+    fix_seen = observe(fix_row["text"], case or test_case(), True)["witnesses"]
     setattr(pass_base._ExportPassBase, PATCHED_METHOD, original)
     broken = [name for name, shown in fix_seen.items() if shown != OK]
 
@@ -191,8 +193,11 @@ def say(line: str) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] not in ([], ["--witnesses-only"]):
+        say("judge_run.py: usage: judge_run.py [--witnesses-only]")
+        sys.exit(2)
     started = time.monotonic()
-    table = judge()
+    table = judge(with_tests=not sys.argv[1:])
     print(json.dumps(table, indent=1))
     problems = [r for r in table["variants"] if r["verdict"].startswith("PROBLEM")]
     say(f"{len(problems)} problems, {time.monotonic() - started:.0f} s")
