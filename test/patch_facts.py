@@ -8,11 +8,9 @@ from exportpass_fix.shared.fix_source import TEST_CLASS
 NEW_TESTS = {
     f"{TEST_CLASS}::{name}"
     for name in (
-        "test_placeholders_of_one_fake_mode_keep_it",
-        "test_graph_without_fake_tensors_gets_a_new_fake_mode",
-        "test_two_fake_modes_keep_the_plain_inputs_mode",
-        "test_placeholder_overrides_receive_the_constants_values",
-        "test_partitioned_constant_subgraph_lowers",
+        "test_delegate_of_lifted_constants_lowers",
+        "test_placeholder_receives_the_constants_values",
+        "test_one_pass_instance_retraces_each_method_in_its_own_mode",
     )
 }
 

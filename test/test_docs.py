@@ -48,7 +48,7 @@ def test_every_command_and_flag_shown_exists() -> None:
 
 
 def test_every_command_of_help_is_shown_in_the_docs() -> None:
-    assert len(docs_check.commands()) >= 8
+    assert len(docs_check.commands()) >= 7  # test_public_api.py names them
     assert docs_check.unshown_commands(_texts()) == []
 
 

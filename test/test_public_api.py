@@ -378,7 +378,7 @@ def test_a_regular_install_runs_the_commands_and_the_backport(
 # numbers (one to three digits, where ExecuTorch's have five), which a reader
 # of an ExecuTorch-facing project would take for ExecuTorch's own.
 MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|home|root|Users)/|/tmp/[\w.-]+/")
-OWN_ISSUE = re.compile(r"(?<![\w(/&-])#\d{1,3}(?![\w-])")
+OWN_ISSUE = re.compile(r"(?<![\w(/&-])#\d{1,3}(?![\w-])|\b[Ii]ssues? \d{1,3}\b")
 # Files whose tests hold such strings as their inputs.
 FIXTURES = {"test/test_docs.py", "test/test_public_api.py"}
 

@@ -29,6 +29,9 @@ import torch
 # Before any tensor operation: a child forked from a process whose OpenMP
 # pool has run would hang in its first parallel region.
 torch.set_num_threads(1)
+# The witnesses beside this file, however it is started (record_output.py
+# runs it with runpy, which does not put its folder on the path).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from executorch.exir import pass_base  # noqa: E402
 from exportpass_fix.shared.fix_source import (  # noqa: E402
