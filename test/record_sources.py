@@ -123,6 +123,12 @@ class Source(NamedTuple):
     bench: str = ""
 
 
+_JUDGE = (
+    "judge_programs.py",
+    "judge_run.py",
+    "judge_variants.json",
+    "judge_witnesses.py",
+)
 SOURCES: Dict[str, Source] = {
     "docs/records/partitioners.json": Source(
         (
@@ -148,8 +154,11 @@ SOURCES: Dict[str, Source] = {
         ),
         bench="test/backport/bench_export_pass.py",
     ),
+    # What judge_run.py reads: not the audit, the report or the tests of it.
     "docs/records/mutants.json": Source(
-        _FIX + ("exir/tests/test_pass_infra.py", "test/upstream/judging/")
+        _FIX
+        + ("exir/tests/test_pass_infra.py",)
+        + tuple(f"test/upstream/judging/{name}" for name in _JUDGE)
     ),
     "docs/records/prove-main.json": Source(_PROOF),
     "docs/records/prove-release-1.4.json": Source(_PROOF, release="1.4.1"),
