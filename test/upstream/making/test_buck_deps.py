@@ -32,7 +32,6 @@ OLD_DEPS = [
 ]
 # The module each new import comes from, and the target upstream defines it in.
 NEW_EVERYWHERE = {
-    "executorch.exir.lowered_backend_module": "//executorch/exir:lowered_backend_module",
     "executorch.exir.backend.backend_details": "//executorch/exir/backend:backend_details",
     "executorch.exir.backend.compile_spec_schema": "//executorch/exir/backend:compile_spec_schema",
     "executorch.exir.backend.partitioner": "//executorch/exir/backend:partitioner",
@@ -126,7 +125,7 @@ def test_hunk_adds_a_dep_per_new_import_in_buildifier_order(
     assert deps[:3] == [
         "//caffe2:torch",
         "//executorch/exir:lib",
-        "//executorch/exir:lowered_backend_module",
+        "//executorch/exir:pass_manager",
     ]
     changed = git(tree, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split()
     assert sorted(changed) == sorted(
