@@ -6,14 +6,13 @@ patch (``prove --json``) is given, the commands alone otherwise. Main's
 standalone body (``Fixes #22309``) says why it exists (#22310 closed
 unmerged) and credits the reporter's analysis; a release branch's names
 the change it picks. What does not fit (the behaviour changes, the
-trigger, the evidence) is in the project's docs/upstream.md.
-"""
+trigger, the evidence) is in the project's docs/upstream.md."""
 
 import re
 import textwrap
 from pathlib import Path
 from string import Template
-from typing import Dict, Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
 from ...shared.release_table import bitten_count
@@ -31,7 +30,9 @@ TEMPLATE = HERE / "pr_description.md"
 TESTS_ONLY_TEMPLATE = HERE / "tests_only_description.md"
 FILES = f"{PASS_BASE} {TEST_PASS_INFRA}"
 SUITE = "exir/tests --continue-on-collection-errors"
-LINTERS = [f"ufmt check {FILES}", f"flake8 {FILES}"]
+# The Test plan without a proof: upstream's commands alone.
+COMMANDS = [f"python -m pytest {TEST_PASS_INFRA}", f"python -m pytest {SUITE}"]
+COMMANDS += [f"ufmt check {FILES}", f"flake8 {FILES}"]
 
 BREAKS = (
     "when the only tensor inputs of a graph are lifted constants (ints and"
@@ -64,9 +65,7 @@ CREDIT = (
 
 
 def fill(text: str, indent: str = "") -> str:
-    return textwrap.fill(
-        text, width=WIDTH, break_on_hyphens=False, subsequent_indent=indent
-    )
+    return textwrap.fill(text, WIDTH, break_on_hyphens=False, subsequent_indent=indent)
 
 
 def pin_in_words(pin: str) -> str:
@@ -74,11 +73,11 @@ def pin_in_words(pin: str) -> str:
     return f"{PYTEST_PIN_FILE} pins `pytest{pin}`" if pin else "no pin"
 
 
-def _counts(run: Dict[str, object]) -> str:
-    """Tests counted by id, which pytest's subtest reporting does not change."""
+def _counts(run: Dict[str, object]) -> Tuple[int, int]:
+    """Failed and all tests by id, which pytest's subtest reporting does not change."""
     failed = run["failed"]
     count = len(failed) if isinstance(failed, list) else int(str(failed))
-    return f"{count} of {int(str(run['passed'])) + count}"
+    return count, int(str(run["passed"])) + count
 
 
 def _suite_counts(suite: Dict[str, Dict]) -> str:
@@ -87,31 +86,22 @@ def _suite_counts(suite: Dict[str, Dict]) -> str:
     without a class, ``::module``): where the proof lists every failure of
     both runs as failing in both, such collection errors are said apart
     from the tests; else the counts say they include them."""
-    before, after = suite["unpatched"], suite["patched"]
+    failed, total = _counts(suite["unpatched"])
+    failed_after, total_after = _counts(suite["patched"])
     both = suite.get("failed_both") or {}
-    failed = [int(str(side["failed"])) for side in (before, after)]
-    totals = [int(str(side["passed"])) + n for side, n in zip((before, after), failed)]
-    if len(both) != failed[0] or failed[0] != failed[1]:
+    if len(both) != failed or failed != failed_after:
         return (
-            f"{failed[0]} of {totals[0]} fail or cannot be collected before,"
-            f" {failed[1]} of {totals[1]} after."
+            f"{failed} of {total} fail or cannot be collected before,"
+            f" {failed_after} of {total_after} after."
         )
     modules = sum(1 for case in both if case.startswith("::"))
-    tests = failed[0] - modules
+    tests = failed - modules
     same = "the same " if tests else ""
-    said = f"{tests} of {totals[0] - modules} fail before, {same}{tests} of"
-    said += f" {totals[1] - modules} after"
+    said = f"{tests} of {total - modules} fail before, {same}{tests} of"
+    said += f" {total_after - modules} after"
     if modules:  # a module pytest cannot collect, as the command's flag says
         said += f"; {modules} collection error{'s' * (modules > 1)} in both"
     return said + "."
-
-
-def _setup(env: Dict[str, str]) -> str:
-    pinned = pin_in_words(env.get("pytest_pin", ""))
-    return (
-        f"`exir/` over ExecuTorch {env['executorch']} (Python {env['python']},"
-        f" torch {env['torch']}, pytest {env['pytest']}; {pinned})"
-    )
 
 
 def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) -> str:
@@ -121,32 +111,22 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
     env = proof["environment"]
     assert isinstance(env, dict) and isinstance(proof["steps"], list)
     data = {step["name"]: step["data"] for step in proof["steps"]}
-    unfixed = data["test_pass_infra.py without the fix"]
-    fixed = data["test_pass_infra.py with the fix"]
-    suite = data["exir/tests differential"]
-    lint = f"`ufmt check`, `flake8`: no findings ({data['static checks']['linters']})."
-    return "\n".join(
-        [
-            fill(
-                f"On {proof['ref']} at {str(proof['commit'])[:12]}," f" {_setup(env)}:"
-            ),
-            fill(
-                f"- `python -m pytest {TEST_PASS_INFRA}`: {_counts(unfixed)} fail"
-                f" with `{PASS_BASE}` unchanged, {_counts(fixed)} with the fix.",
-                "  ",
-            ),
-            fill(f"- `python -m pytest {SUITE}`: {_suite_counts(suite)}", "  "),
-            fill(f"- {lint}", "  "),
-        ]
-        + [fill(f"Quoted from that run, not made here: {'; '.join(elsewhere)}.")]
-        * bool(elsewhere)
-    )
-
-
-def commands_test_plan() -> str:
-    """The Test plan without a proof: upstream's commands alone."""
-    commands = [f"python -m pytest {TEST_PASS_INFRA}", f"python -m pytest {SUITE}"]
-    return "\n".join(f"    {command}" for command in commands + LINTERS)
+    unfixed = "%d of %d" % _counts(data["test_pass_infra.py without the fix"])
+    fixed = "%d of %d" % _counts(data["test_pass_infra.py with the fix"])
+    suite = _suite_counts(data["exir/tests differential"])
+    said = [
+        f"On {proof['ref']} at {str(proof['commit'])[:12]}, `exir/` over ExecuTorch"
+        f" {env['executorch']} (Python {env['python']}, torch {env['torch']},"
+        f" pytest {env['pytest']}; {pin_in_words(env.get('pytest_pin', ''))}):",
+        f"- `python -m pytest {TEST_PASS_INFRA}`: {unfixed} fail with"
+        f" `{PASS_BASE}` unchanged, {fixed} with the fix.",
+        f"- `python -m pytest {SUITE}`: {suite}",
+        f"- `ufmt check`, `flake8`: no findings ({data['static checks']['linters']}).",
+    ]
+    if elsewhere:
+        said.append(f"Quoted from that run, not made here: {'; '.join(elsewhere)}.")
+    # A list item wraps under its text.
+    return "\n".join(fill(line, "  " if line[:2] == "- " else "") for line in said)
 
 
 def with_trailers(body: str, co_authors: Sequence[str]) -> str:
@@ -157,11 +137,9 @@ def with_trailers(body: str, co_authors: Sequence[str]) -> str:
 def picked(change: str) -> str:
     """``--pick-of``'s value as the body names it: ``#N`` for a PR, main's
     commit for a hash; '' when it is neither."""
-    pull = re.fullmatch(
-        r"(?:https://github\.com/pytorch/executorch/pull/)?(\d+)", change
-    )
-    if pull:
-        return f"#{pull.group(1)}"
+    number = change.removeprefix("https://github.com/pytorch/executorch/pull/")
+    if number.isdecimal():  # as the regular expression \d+ matches
+        return f"#{number}"
     if re.fullmatch(r"[0-9a-f]{7,40}", change):
         return f"main's {change[:12]}"
     return ""
@@ -195,22 +173,19 @@ def commit_message(
     landed change ``pick_of``. ``releases``: the release table
     (``release_table.load()``), whose measured releases the summary names;
     ``elsewhere``: how the proof's run differs from where the patch is made."""
+    opening = "Fixes"
+    if pick_of is not None:
+        onto = proof["ref"] if proof else "this release branch"
+        opening = f"Picks {picked(pick_of)} onto {onto}, for"
     measured = ""
     if releases:
         count, first, last = bitten_count(releases)
         measured = f" All {count} releases measured, {first} to {last}, have it."
-    if pick_of is None:
-        opening, credit = f"Fixes #22309: {BREAKS}", f"\n\n{fill(CREDIT)}"
-    else:
-        onto = proof["ref"] if proof else "this release branch"
-        opening = f"Picks {picked(pick_of)} onto {onto}, for #22309: {BREAKS}"
-        credit = ""
+    commands = "\n".join(f"    {command}" for command in COMMANDS)
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
-        summary=fill(f"{opening}{measured} {WHO}"),
-        cause=fill(CAUSE) + credit,
-        test_plan=(
-            measured_test_plan(proof, elsewhere) if proof else commands_test_plan()
-        ),
+        summary=fill(f"{opening} #22309: {BREAKS}{measured} {WHO}"),
+        cause=fill(CAUSE) + f"\n\n{fill(CREDIT)}" * (pick_of is None),
+        test_plan=measured_test_plan(proof, elsewhere) if proof else commands,
     )
     return with_trailers(body, co_authors)
 

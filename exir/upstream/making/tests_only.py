@@ -22,7 +22,6 @@ from string import Template
 from typing import Dict, Optional, Sequence, Tuple
 
 from ...shared.fix_source import PASS_BASE, PATCHED_METHOD, TEST_CLASS, TEST_PASS_INFRA
-
 from ...shared.report import progress
 
 from .buck_deps import has_build_files
@@ -74,12 +73,10 @@ class Measured:
             f"With ExecuTorch {env['executorch']}'s unfixed `call` in its place,"
             f" {_fail(unfixed)}, {'all new tests' if unfixed > 1 else 'a new test'}.",
         ]
-        if others:
-            said.append(
-                f"The other {others} new tests pass either way."
-                if others > 1
-                else "The other new test passes either way."
-            )
+        if others > 1:
+            said.append(f"The other {others} new tests pass either way.")
+        elif others:
+            said.append("The other new test passes either way.")
         return " ".join(said)
 
 
@@ -91,9 +88,7 @@ def _git(tree: Path, *args: str) -> Optional[str]:
     done = subprocess.run(
         ["git", "-C", str(tree), *args], capture_output=True, text=True
     )
-    if done.returncode != 0 or not done.stdout.strip():
-        return None
-    return done.stdout.strip()
+    return (done.stdout.strip() or None) if done.returncode == 0 else None
 
 
 def merged_as(tree: Path, pr: int) -> Optional[str]:
@@ -108,7 +103,8 @@ def new_tests_on(tree: Path, new_test: str) -> Measured:
     """The file with the new tests, run whole on the tree's ``call`` and on
     the installed unfixed one; ``PatchRefused`` naming the new tests that
     fail on the tree's ``call``, or when the unfixed run is not as it must."""
-    pin = pytest_pin(_tree_text(tree, PYTEST_PIN_FILE))
+    pin_file = tree / PYTEST_PIN_FILE
+    pin = pytest_pin(pin_file.read_text(encoding="utf-8") if pin_file.is_file() else "")
     pass_base = read_tree_file(tree, PASS_BASE)
     with tempfile.TemporaryDirectory(prefix="exportpass-tests-only-") as work:
         try:
@@ -135,11 +131,6 @@ def new_tests_on(tree: Path, new_test: str) -> Measured:
     env = environment(pytest.version) | {"pytest_pin": pin}
     commit = _git(tree, "rev-parse", "HEAD")
     return Measured(fixed, unfixed, len(new_test_names()), commit, env)
-
-
-def _tree_text(tree: Path, name: str) -> str:
-    path = tree / name
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
 def context(for_pr: Optional[int], merged: Optional[str]) -> str:
