@@ -25,7 +25,7 @@ class Sine(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         t = torch.arange(x.shape[1], dtype=torch.float32)
-        table = 10000.0 ** (2 * torch.div(t, 2, rounding_mode="floor") / 128)
+        table = 10000.0 ** (2 * torch.floor(t / 2) / 128)
         return x + table.unsqueeze(0)  # a reshape, for NXP's pass to convert
 
 

@@ -5,18 +5,23 @@ exactly those.
     python test/upstream/judging/judge_run.py > table.json
 
 One process imports torch, ExecuTorch, the witnesses and the tests once,
-runs every witness under the fix (which warms every cache), then forks a
-child per variant, two at a time. A child installs its variant's text as
-``call`` (compiled in ``executorch.exir.pass_base``'s namespace, as the
-backport installs the fix), runs the witnesses in order up to the first
-that shows it a failure, then the tests, and sends back what it saw; what
-it changed dies with it. The fix and the unfixed ``call`` run the same way.
-Progress goes to stderr, a line per variant; the table to stdout.
+runs every witness and test under the fix (which judges the fix and warms
+every cache), then forks a child per other variant, two at a time. A child
+installs its variant's text as ``call`` (compiled in
+``executorch.exir.pass_base``'s namespace, as the backport installs the
+fix), runs the witnesses in order up to the first that shows it a failure,
+then the tests, and sends back what it saw; what it changed dies with it.
+Variants whose texts parse to the same code are judged once. Progress goes
+to stderr, a line per variant; the table to stdout.
 """
+
+import ast
+import gc
 
 import json
 import os
 import sys
+import textwrap
 import time
 import unittest
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +45,7 @@ from exportpass_fix.shared.fix_source import (  # noqa: E402
     PATCHED_METHOD,
 )
 from exportpass_fix.shared.method_code import compiled_method  # noqa: E402
-from judge_witnesses import FLOWS, OK  # noqa: E402
+from judge_witnesses import FLOWS, OK, programs_made_afresh  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -75,14 +80,39 @@ def test_case() -> type:
     return case
 
 
+# The tests in the order a child runs them: the quickest under the fix first
+# (judge() times them), so that a wrong variant's first failure comes soon.
+TEST_SECONDS: Dict[str, float] = {}
+
+
 def failing_tests(case: type, failfast: bool) -> List[str]:
     """The tests of ``case`` that fail; with ``failfast``, the first only."""
-    result = unittest.TestResult()
-    result.failfast = failfast
-    unittest.defaultTestLoader.loadTestsFromTestCase(case).run(result)
-    names = {getattr(t, "test_case", t)._testMethodName for t, _ in result.failures}
-    names |= {getattr(t, "test_case", t)._testMethodName for t, _ in result.errors}
-    return sorted(names)
+    names = unittest.defaultTestLoader.getTestCaseNames(case)
+    failing = []
+    for name in sorted(names, key=lambda n: TEST_SECONDS.get(n, 0.0)):
+        started, result = time.monotonic(), unittest.TestResult()
+        case(name).run(result)
+        TEST_SECONDS.setdefault(name, time.monotonic() - started)
+        if result.failures or result.errors:
+            failing.append(name)
+            if failfast:
+                break
+    return sorted(failing)
+
+
+def collect_cia_ops_once() -> None:
+    """torch.export collects the CompositeImplicitAutograd ops of every op
+    namespace on each run_decompositions (to_edge runs one per method), a
+    third of a to_edge here. Once the witnesses and tests are imported and
+    have run, no op is registered any more: the set is collected once, here,
+    before the children fork, and each run_decompositions reads it."""
+    from torch._export import utils
+    from torch.export import decomp_utils, exported_program
+
+    ops = frozenset(utils._collect_all_valid_cia_ops())
+    for module in (decomp_utils, exported_program):
+        if hasattr(module, "_collect_all_valid_cia_ops"):
+            module._collect_all_valid_cia_ops = lambda: ops
 
 
 def observe(text: Optional[str], case: Optional[type], every_witness: bool) -> Dict:
@@ -112,6 +142,7 @@ def in_child(text: Optional[str], case: Optional[type], every_witness: bool) -> 
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: its own output would interleave, so none
+        gc.disable()  # short-lived: collecting would only cost time
         try:
             os.close(read_end)
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -152,30 +183,44 @@ def verdict(row: Dict) -> str:
     return "PROBLEM: rejected without a witness" if killed else "ok: accepted"
 
 
+def judged_row(row: Dict, seen: Dict) -> Dict:
+    """The row of the table: the variant's data, what it showed, the verdict."""
+    row = {k: v for k, v in row.items() if k != "text"}
+    row.update(seen)
+    failed = [w for w, shown in seen.get("witnesses", {}).items() if shown != OK]
+    row["witness"] = failed[0] if failed else None
+    row["judged"] = "wrong" if failed else "acceptable"
+    row["verdict"] = verdict(row)
+    say(f"[{row['name']}] {row['verdict']}")
+    return row
+
+
 def judge(with_tests: bool = True) -> Dict:
     """Every variant judged; ``with_tests`` False: by the witnesses alone."""
     case = test_case() if with_tests else None
     rows = variants()
     fix_row = next(r for r in rows if r["name"] == FIX)
-    say("the witnesses under the fix, in this process (warms the caches) ...")
+    say("the fix, in this process (warms the caches) ...")
     original = vars(pass_base._ExportPassBase)[PATCHED_METHOD]
-    fix_seen = observe(fix_row["text"], case or test_case(), True)["witnesses"]
+    fix_seen = observe(fix_row["text"], case or test_case(), True)
+    programs_made_afresh()
     setattr(pass_base._ExportPassBase, PATCHED_METHOD, original)
-    broken = [name for name, shown in fix_seen.items() if shown != OK]
+    broken = [n for n, shown in fix_seen["witnesses"].items() if shown != OK]
+    if not with_tests:
+        fix_seen["failing_tests"] = []
+    collect_cia_ops_once()
+    gc.freeze()  # what the children share stays shared
+    seen_of_code = {same_code(fix_row["text"]): fix_seen}
+    first_of_code = {same_code(r["text"]): r for r in reversed(rows)}
 
-    def one(row: Dict) -> Dict:
-        seen = in_child(row["text"], case, every_witness=row["name"] == FIX)
-        row = {k: v for k, v in row.items() if k != "text"}
-        row.update(seen)
-        failed = [w for w, shown in seen.get("witnesses", {}).items() if shown != OK]
-        row["witness"] = failed[0] if failed else None
-        row["judged"] = "wrong" if failed else "acceptable"
-        row["verdict"] = verdict(row)
-        say(f"[{row['name']}] {row['verdict']}")
-        return row
+    def one(code: str) -> None:
+        row = first_of_code[code]
+        seen_of_code[code] = in_child(row["text"], case, every_witness=False)
+        say(f"[{row['name']}] judged")
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        judged = list(pool.map(one, rows))
+        list(pool.map(one, [c for c in first_of_code if c not in seen_of_code]))
+    judged = [judged_row(row, seen_of_code[same_code(row["text"])]) for row in rows]
     return {
         "executorch": version("executorch"),
         "torch": torch.__version__,
@@ -183,6 +228,12 @@ def judge(with_tests: bool = True) -> Dict:
         "witnesses_failing_the_fix": broken,
         "variants": judged,
     }
+
+
+def same_code(text: Optional[str]) -> str:
+    """What two variants share when their texts differ only in layout or
+    comments."""
+    return "" if text is None else ast.dump(ast.parse(textwrap.dedent(text)))
 
 
 def version(package: str) -> str:
