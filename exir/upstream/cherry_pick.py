@@ -88,11 +88,12 @@ def reason(table: Dict[str, object], onto: str) -> str:
         f" release measured, {first} to {last}"
     )
     return (
-        f"Why ({why}): lowering aborts (fake mode mismatch, blamed on"
-        " FuseBatchNormPass) when a partitioner delegates a subgraph whose only"
-        " inputs are lifted constants (on 1.5.1, Vulkan and WebGPU did for"
-        " stand-ins computing a sine position embedding or a RoPE cache in"
-        " forward); the change is to _ExportPassBase.call alone."
+        f"Why ({why}): lowering aborts with a fake mode mismatch when a"
+        " partitioner delegates a subgraph whose only inputs are lifted"
+        " constants (on 1.5.1, Vulkan and WebGPU did for stand-ins computing a"
+        " sine position embedding or a RoPE cache in forward, and there the"
+        " error blames FuseBatchNormPass); the change is to"
+        " _ExportPassBase.call alone."
     )
 
 

@@ -176,15 +176,9 @@ def test_once_22310_has_landed_the_tests_are_a_follow_up(tmp_path: Path) -> None
     assert list((tmp_path / "out").iterdir()) == [Path(patch)]
 
 
-@pytest.mark.mutants  # the kill table's acceptable variants, through --tests-only
-@pytest.mark.parametrize(
-    "name",
-    ["no consistency assertion", "the first placeholder FakeTensor's mode, unchecked"],
-)
-def test_a_fix_without_a_witness_against_it_is_accepted(
-    name: str, tmp_path: Path
-) -> None:
-    tree = _tree_with_call(tmp_path / "et", BY_NAME[name])
+def test_a_fix_without_a_witness_against_it_is_accepted(tmp_path: Path) -> None:
+    # An acceptable variant of the kill table, not the fix: the tests pass it.
+    tree = _tree_with_call(tmp_path / "et", BY_NAME["no consistency assertion"])
 
     done = _tests_only(tree, tmp_path / "out")
 
