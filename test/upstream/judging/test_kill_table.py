@@ -5,7 +5,9 @@ ExecuTorch) and runs this project's tests under it; every wrong variant
 A fresh run (marker ``mutants``, minutes) must judge as the committed record
 does; the record is what docs/tests.md shows; the data is well formed."""
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +96,16 @@ def test_a_file_that_is_not_a_record_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("judge_report.py: ") and "not a record" in done.stderr
+
+
+@pytest.mark.once
+def test_the_judge_orders_every_new_test_and_only_those() -> None:
+    # judge_run.py's TEST_ORDER, read without importing it (it imports torch).
+    run = ast.parse((HERE / "judge_run.py").read_text())
+    (order,) = [
+        ast.literal_eval(node.value)
+        for node in run.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "TEST_ORDER"
+    ]
+    tests = (REPO / "exir" / "tests" / "test_pass_infra.py").read_text()
+    assert sorted(order) == sorted(re.findall(r"\n    def (test_\w+)\(", tests))
