@@ -6,7 +6,7 @@ exactly those.
 
 One process imports torch, ExecuTorch, the witnesses and the tests once,
 runs every witness and test under the fix (which judges the fix and warms
-every cache), then forks a child per other variant, two at a time. A child
+every cache), then forks a child per other variant, three at a time. A child
 installs its variant's text as ``call`` (compiled in
 ``executorch.exir.pass_base``'s namespace, as the backport installs the
 fix), runs the witnesses in order up to the first that shows it a failure,
@@ -20,8 +20,10 @@ import gc
 
 import json
 import os
+import signal
 import sys
 import textwrap
+import threading
 import time
 import unittest
 from concurrent.futures import ThreadPoolExecutor
@@ -53,6 +55,9 @@ VARIANTS = HERE / "judge_variants.json"
 TESTS = REPO / "exir" / "tests" / "test_pass_infra.py"
 FIX, UNFIXED = "this project's", "unfixed upstream"
 TIMEOUT_SECONDS = 300
+# Children at once: 2 cores, and a third keeps both busy while another
+# forks, starts or sends its answer.
+WORKERS = 3
 
 
 def variants() -> List[Dict]:
@@ -162,19 +167,12 @@ def in_child(text: Optional[str], case: Optional[type], every_witness: bool) -> 
         finally:  # never back into the parent's code, whatever happened
             os._exit(0)
     os.close(write_end)
-    chunks, started = [], time.monotonic()
+    killer = threading.Timer(TIMEOUT_SECONDS, os.kill, (pid, signal.SIGKILL))
+    killer.start()
     with os.fdopen(read_end, "rb") as pipe:
-        os.set_blocking(pipe.fileno(), False)
-        while time.monotonic() - started < TIMEOUT_SECONDS:
-            chunk = pipe.read()
-            if chunk == b"":
-                break
-            chunks.append(chunk or b"")
-            time.sleep(0.05)
-        else:
-            os.kill(pid, 9)
+        body = pipe.read()  # all of it once the child exits, or is killed
+    killer.cancel()
     os.waitpid(pid, 0)
-    body = b"".join(chunks)
     return json.loads(body) if body else {"died": "no answer (killed or crashed)"}
 
 
@@ -224,7 +222,7 @@ def judge(with_tests: bool = True) -> Dict:
         seen_of_code[code] = in_child(row["text"], case, every_witness=False)
         say(f"[{row['name']}] judged")
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         list(pool.map(one, [c for c in first_of_code if c not in seen_of_code]))
     judged = [judged_row(row, seen_of_code[same_code(row["text"])]) for row in rows]
     return {
