@@ -58,6 +58,8 @@ TIMEOUT_SECONDS = 300
 # Children at once: 2 cores, and a third keeps both busy while another
 # forks, starts or sends its answer.
 WORKERS = 3
+# Held while a child is forked and while a line is printed.
+FORKING = threading.Lock()
 
 
 def variants() -> List[Dict]:
@@ -150,8 +152,11 @@ def observe(text: Optional[str], case: Optional[type], every_witness: bool) -> D
 
 def in_child(text: Optional[str], case: Optional[type], every_witness: bool) -> Dict:
     """``observe`` in a forked child; a child that dies or hangs says so."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+    with FORKING:  # no sibling inherits this pipe's write end, nor a held lock
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid != 0:
+            os.close(write_end)
     if pid == 0:  # the child: its own output would interleave, so none
         gc.disable()  # short-lived: collecting would only cost time
         try:
@@ -166,14 +171,19 @@ def in_child(text: Optional[str], case: Optional[type], every_witness: bool) -> 
             os.write(write_end, seen.encode())
         finally:  # never back into the parent's code, whatever happened
             os._exit(0)
-    os.close(write_end)
     killer = threading.Timer(TIMEOUT_SECONDS, os.kill, (pid, signal.SIGKILL))
     killer.start()
-    with os.fdopen(read_end, "rb") as pipe:
-        body = pipe.read()  # all of it once the child exits, or is killed
-    killer.cancel()
+    try:
+        with os.fdopen(read_end, "rb") as pipe:
+            body = pipe.read()  # all of it once the child exits, or is killed
+    finally:
+        killer.cancel()
+        killer.join()  # before the pid is reaped and could be reused
     os.waitpid(pid, 0)
-    return json.loads(body) if body else {"died": "no answer (killed or crashed)"}
+    try:
+        return json.loads(body)
+    except ValueError:  # nothing, or cut off: killed or crashed
+        return {"died": "no answer (killed or crashed)"}
 
 
 def verdict(row: Dict) -> str:
@@ -247,7 +257,8 @@ def version(package: str) -> str:
 
 
 def say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    with FORKING:  # a fork never copies stderr's lock held
+        print(line, file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
