@@ -26,7 +26,7 @@ from executorch.exir.backend.utils import tag_constant_data
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
 from executorch.exir.program import to_edge
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import Dim, export, ExportedProgram
 from torch.fx.passes.infra.pass_base import PassResult
 
@@ -38,27 +38,22 @@ class _SineFrequencies(torch.nn.Module):
         return x + 10000.0 ** (2 * torch.floor(t / 2) / 128)
 
 
-class _ScaledRange(torch.nn.Module):
-    # n is specialized away: the only tensor input left is the lifted 2.5.
-    def forward(self, n: int) -> torch.Tensor:
-        return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
-
-
 class _Tripling(ExportPass):
-    # Multiplies the first output by a tensor it makes itself.
-    def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
-        args = (results[0], torch.tensor(3.0))
-        first = self.call_operator(exir_ops.edge.aten.mul.Tensor, args, {}, meta)
-        return super().output([first, *results[1:]], meta)
-
-
-class _Recording(ExportPass):
-    # Keeps what its placeholder() receives (a tuple per instance).
+    # Multiplies the first output by a tensor it makes; keeps what placeholder()
+    # receives, and each tensor it made with the fake mode it held then.
     received: tuple[Argument, ...] = ()
+    made: tuple[tuple[torch.Tensor, FakeTensorMode | None], ...] = ()
 
     def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
         self.received += (arg,)
         return super().placeholder(name, arg, meta)
+
+    def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
+        three = torch.tensor(3.0)
+        self.made += ((three, self.fake_tensor_mode),)
+        args = (results[0], three)
+        first = self.call_operator(exir_ops.edge.aten.mul.Tensor, args, {}, meta)
+        return super().output([first, *results[1:]], meta)
 
 
 class _OwnModeView(ExportPass):
@@ -73,14 +68,12 @@ class _OwnModeView(ExportPass):
 class _PassesBackend(BackendDetails):
     # Runs `passes` over its delegate, as Vulkan's runs FuseBatchNormPass.
     passes: list[ExportPass] = []
-    preprocessed: list[ExportedProgram] = []
 
     @staticmethod
     def preprocess(
         edge_program: ExportedProgram, compile_specs: list[CompileSpec]
     ) -> PreprocessResult:
-        done = exir.EdgeProgramManager(edge_program).transform(_PassesBackend.passes)
-        _PassesBackend.preprocessed.append(done.exported_program())
+        exir.EdgeProgramManager(edge_program).transform(_PassesBackend.passes)
         return PreprocessResult(processed_bytes=b"")
 
 
@@ -100,52 +93,58 @@ class _TablePartitioner(Partitioner):
 
 
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
-    """ExportPass retraces a graph whose tensor inputs are all lifted constants
-    (#22309) in their fake mode and holds it as fake_tensor_mode, so a tensor the
-    pass makes joins it: a delegate of constants lowers, placeholder() gets their
-    real values, and one pass instance retraces each method in the method's mode."""
+    """ExportPass retraces each graph in the fake mode of its vals, also when its
+    only tensor inputs are lifted constants (#22309), and in a new one when nothing
+    in it is fake, never on real values. It holds that mode as fake_tensor_mode from
+    placeholder() on and after call(); placeholder() gets the constants' values."""
 
     def _lower(self, passes: list[ExportPass], tagged: bool = True) -> ExportedProgram:
-        # Lowers _SineFrequencies as eager runs it; what `passes` made of its table.
-        _PassesBackend.passes, _PassesBackend.preprocessed = passes, []
-        _TablePartitioner.tag_constants = tagged
+        # Lowers _SineFrequencies as eager runs it; returns the table it delegated.
+        _PassesBackend.passes, _TablePartitioner.tag_constants = passes, tagged
         x = torch.randn(4, 128)
         program = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,), dynamic_shapes={"x": {1: Dim("n")}}),
             partitioner=[_TablePartitioner()],
         ).exported_program()
         torch.testing.assert_close(program.module()(x), _SineFrequencies()(x))
-        (delegate,) = _PassesBackend.preprocessed
-        return delegate
+        return program.graph_module.lowered_module_0.original_module
 
     def test_delegate_of_lifted_constants_lowers(self) -> None:
         # A delegate of lifted constants and x's size, either first, lowers.
-        for tagged in (True, False):
-            with self.subTest(tagged=tagged):
-                self._lower([ExportPass()], tagged)
+        self._lower([ExportPass()], tagged=True)
+        self._lower([ExportPass()], tagged=False)
 
     def test_placeholder_receives_the_constants_values(self) -> None:
         # placeholder() gets the constants' real values, in a second pass too.
-        first, second = _Recording(), _Recording()
-        delegate = self._lower([first, second])
-        specs, state = delegate.graph_signature.input_specs, delegate.state_dict
-        values = [state[s.target] for s in specs if s.target]
-        for recording in (first, second):  # x's size aside
-            received = [a for a in recording.received if isinstance(a, torch.Tensor)]
+        first, second = _Tripling(), _Tripling()
+        values = list(self._lower([first, second]).state_dict.values())
+        for tripling in (first, second):  # x's size aside
+            received = [a for a in tripling.received if isinstance(a, torch.Tensor)]
             self.assertEqual([type(a) for a in received], [torch.Tensor] * len(values))
             torch.testing.assert_close(received, values)
 
     def test_one_pass_instance_retraces_each_method_in_its_own_mode(self) -> None:
-        # Methods exported on their own run through one instance of each pass:
-        # one with a val of another mode in the graph, one that makes a tensor.
-        # "scaled again" follows a method whose mode the instance still holds.
+        # One instance of each pass over methods exported apart, in modes apart.
+        class ScaledRange(torch.nn.Module):  # tensor inputs: the lifted 2.5 only
+            def forward(self, n: int) -> torch.Tensor:
+                return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
+
+        class Ones(torch.nn.Module):  # nothing in its graph is fake
+            def forward(self) -> torch.Tensor:
+                return torch.ones(1, 4)
+
         methods = {
-            "scaled": (_ScaledRange(), (3,)),
-            "sine": (_SineFrequencies(), (torch.randn(4, 128),)),
-            "scaled again": (_ScaledRange(), (4,)),
+            "scaled": (ScaledRange(), (3,)),
+            "ones": (Ones(), ()),
+            "scaled after ones": (ScaledRange(), (4,)),
         }
+        tripling = _Tripling()
         edge = to_edge({k: export(m, args) for k, (m, args) in methods.items()})
-        edge = edge.transform([_OwnModeView(), _Tripling()])
+        edge = edge.transform([_OwnModeView(), tripling])
         for name, (module, args) in methods.items():
             got = edge.exported_program(name).module()(*args)
             torch.testing.assert_close(got, module(*args) * 3)
+        for three, mode in tripling.made:  # fake, in the mode the pass held
+            self.assertIsInstance(three, FakeTensor)
+            self.assertIs(three.fake_mode, mode)
+        self.assertIs(tripling.fake_tensor_mode, mode)  # held after call too
