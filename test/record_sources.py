@@ -124,6 +124,7 @@ class Source(NamedTuple):
 
 
 _JUDGE = (
+    "judge_held.py",
     "judge_programs.py",
     "judge_run.py",
     "judge_variants.json",

@@ -47,6 +47,7 @@ from exportpass_fix.shared.fix_source import (  # noqa: E402
     PATCHED_METHOD,
 )
 from exportpass_fix.shared.method_code import compiled_method  # noqa: E402
+from judge_held import HELD_FLOWS  # noqa: E402
 from judge_witnesses import FLOWS, OK, programs_made_afresh  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -55,6 +56,8 @@ VARIANTS = HERE / "judge_variants.json"
 TESTS = REPO / "exir" / "tests" / "test_pass_infra.py"
 FIX, UNFIXED = "this project's", "unfixed upstream"
 TIMEOUT_SECONDS = 300
+# The held mode's flows last: the variants only they show wrong are few.
+ALL_FLOWS = [*FLOWS, *HELD_FLOWS]
 # Children at once: 2 cores, and a third keeps both busy while another
 # forks, starts or sends its answer.
 WORKERS = 3
@@ -136,7 +139,7 @@ def observe(text: Optional[str], case: Optional[type], every_witness: bool) -> D
         call = compiled_method(pass_base, PATCHED_CLASS, text, "<variant>")
         setattr(pass_base._ExportPassBase, PATCHED_METHOD, call)
     shown: Dict[str, str] = {}
-    for flow in FLOWS:
+    for flow in ALL_FLOWS:
         try:
             shown.update(flow.run())
         except Exception as error:  # the flow's own checks, broken by the variant
@@ -238,7 +241,7 @@ def judge(with_tests: bool = True) -> Dict:
     return {
         "executorch": version("executorch"),
         "torch": torch.__version__,
-        "flows": {flow.flow: list(flow.witnesses) for flow in FLOWS},
+        "flows": {flow.flow: list(flow.witnesses) for flow in ALL_FLOWS},
         "witnesses_failing_the_fix": broken,
         "variants": judged,
     }
