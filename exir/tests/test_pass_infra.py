@@ -135,6 +135,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
 
         methods = {
             "scaled": (ScaledRange(), (3,)),
+            "sine": (_SineFrequencies(), (torch.randn(4, 128),)),
             "ones": (Ones(), ()),
             "scaled after ones": (ScaledRange(), (4,)),
         }
