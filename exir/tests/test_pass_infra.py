@@ -146,6 +146,6 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             got = edge.exported_program(name).module()(*args)
             torch.testing.assert_close(got, module(*args) * 3)
         for three, mode in tripling.made:  # fake, in the mode the pass held
-            self.assertIsInstance(three, FakeTensor)
+            assert isinstance(three, FakeTensor)
             self.assertIs(three.fake_mode, mode)
         self.assertIs(tripling.fake_tensor_mode, mode)  # held after call too
