@@ -78,29 +78,29 @@ class _PassesBackend(BackendDetails):
 
 
 class _TablePartitioner(Partitioner):
-    # Delegates the ops that do not read x; untagged, constants come last.
-    tag_constants = True
+    # Delegates the ops that do not read x, the constants' casts only if `casts`.
+    casts = True
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
-        x = exported_program.graph_signature.user_inputs[0]
+        cast = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
         for node in exported_program.graph_module.graph.nodes:
-            if node.op == "call_function" and x not in map(str, node.all_input_nodes):
+            if node.target == cast and not self.casts:
+                continue
+            if node.op == "call_function" and "x" not in map(str, node.all_input_nodes):
                 node.meta["delegation_tag"] = "table"
-        if self.tag_constants:
-            tag_constant_data(exported_program)
+        tag_constant_data(exported_program)
         spec = DelegationSpec(_PassesBackend.__name__, [])
         return PartitionResult(exported_program, {"table": spec})
 
 
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
-    """ExportPass retraces each graph in the fake mode of its vals, also when its
-    only tensor inputs are lifted constants (#22309), and in a new one when nothing
-    in it is fake, never on real values. It holds that mode as fake_tensor_mode from
-    placeholder() on and after call(); placeholder() gets the constants' values."""
+    """ExportPass retraces a graph in its vals' fake mode, also when its tensor inputs
+    are all lifted constants (#22309; placeholder() gets their values), else in a new
+    one (never real values), holding it as fake_tensor_mode during and after call()."""
 
-    def _lower(self, passes: list[ExportPass], tagged: bool = True) -> ExportedProgram:
+    def _lower(self, passes: list[ExportPass], casts: bool = True) -> ExportedProgram:
         # Lowers _SineFrequencies as eager runs it; returns the table it delegated.
-        _PassesBackend.passes, _TablePartitioner.tag_constants = passes, tagged
+        _PassesBackend.passes, _TablePartitioner.casts = passes, casts
         x = torch.randn(4, 128)
         program = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,), dynamic_shapes={"x": {1: Dim("n")}}),
@@ -110,9 +110,9 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         return program.graph_module.lowered_module_0.original_module
 
     def test_delegate_of_lifted_constants_lowers(self) -> None:
-        # A delegate of lifted constants and x's size, either first, lowers.
-        self._lower([ExportPass()], tagged=True)
-        self._lower([ExportPass()], tagged=False)
+        # A delegate of x's size and lifted constants, or of their casts, lowers.
+        self._lower([ExportPass()], casts=True)
+        self._lower([ExportPass()], casts=False)
 
     def test_placeholder_receives_the_constants_values(self) -> None:
         # placeholder() gets the constants' real values, in a second pass too.

@@ -1,4 +1,5 @@
-"""Witnesses of the fake mode a pass holds and runs in: passes a backend or
+"""Witnesses of the fake mode a pass holds and runs in, and of a delegate
+whose constants come in named for the casts that made them: passes a backend or
 a user writes that use ``self.fake_tensor_mode`` (during the retrace and
 after it), or add an op that has only a fake kernel, as a backend adds
 its device's ops (Arm's TOSA ops: upstream's #16222 made ``call`` retrace a
@@ -142,7 +143,30 @@ def _methods_passes() -> Dict[str, str]:
     return shown
 
 
+CASTS_OUT = (
+    "#22309's delegate, x's size dynamic, the constants' casts left out (its"
+    " inputs named for them), through ExportPass"
+)
+
+
+def _casts_left_out() -> Dict[str, str]:
+    program = delegate(True, True, casts=False)
+    args, _ = _inputs(program)
+    (before,) = program.module()(*args)
+    try:
+        done = EdgeProgramManager(program).transform([ExportPass()])
+        (got,) = done.exported_program().module()(*args)
+    except Exception as error:
+        return {CASTS_OUT: _raised(error)}
+    return {CASTS_OUT: OK if _equal(got, before) else "wrong values"}
+
+
 HELD_FLOWS: List[Flow] = [
+    Flow(
+        "to_edge_transform_and_lower, a partitioner that leaves dtype casts out",
+        (CASTS_OUT,),
+        _casts_left_out,
+    ),
     Flow(
         "to_edge_transform_and_lower, a backend's passes using the fake mode",
         (D_MODE, D_DEVICE, D_STATIC),

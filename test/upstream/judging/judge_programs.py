@@ -99,15 +99,22 @@ class CapturingBackend(BackendDetails):
 class ConstantsPartitioner(Partitioner):
     """Delegates every op that does not read the first user input: in
     ``Sine``, the ops that compute the table. Untagged (``tag_constants``
-    False), the constants come after a SymInt input among the delegate's."""
+    False), the constants come after a SymInt input among the delegate's;
+    without ``casts``, the constants' dtype casts stay out, as a partitioner
+    that does not take them leaves them: the delegate gets what they make,
+    named for them, after the SymInt."""
 
-    def __init__(self, tag_constants: bool = True) -> None:
+    def __init__(self, tag_constants: bool = True, casts: bool = True) -> None:
         super().__init__()
         self.tag_constants = tag_constants
+        self.casts = casts
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         x = exported_program.graph_signature.user_inputs[0]
+        cast = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
         for node in exported_program.graph_module.graph.nodes:
+            if node.target == cast and not self.casts:
+                continue
             if node.op == "call_function" and x not in map(str, node.all_input_nodes):
                 node.meta["delegation_tag"] = "constants"
         if self.tag_constants:

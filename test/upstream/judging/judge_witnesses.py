@@ -65,14 +65,14 @@ _X = (torch.randn(4, 128),)
 
 
 @functools.lru_cache(maxsize=None)
-def delegate(dynamic: bool, tag_constants: bool) -> ExportedProgram:
+def delegate(dynamic: bool, tag_constants: bool, casts: bool = True) -> ExportedProgram:
     """The delegate #22309's flow hands a backend's preprocess: Sine lowered
     through the partitioner. Run once, in the process the variants fork
     from: before preprocess, ``call`` sees only graphs with a plain input."""
     CAPTURED.clear()
     to_edge_transform_and_lower(
         export(Sine(), _X, dynamic_shapes={"x": {1: Dim("n")}} if dynamic else None),
-        partitioner=[ConstantsPartitioner(tag_constants)],
+        partitioner=[ConstantsPartitioner(tag_constants, casts)],
     )
     (captured,) = CAPTURED
     return captured
@@ -312,5 +312,6 @@ def programs_made_afresh() -> None:
         made.cache_clear()
     for dynamic, tag_constants in ((False, True), (True, True), (True, False)):
         delegate(dynamic, tag_constants)
+    delegate(True, True, casts=False)
     edge_methods()
     _edge_to_fold()
