@@ -92,7 +92,7 @@ def reason(table: Dict[str, object], onto: str) -> str:
         " partitioner delegates a subgraph whose only inputs are lifted"
         " constants (on 1.5.1, Vulkan and WebGPU did for stand-ins computing a"
         " sine position embedding or a RoPE cache in forward, and there the"
-        " error blames FuseBatchNormPass); the change is to"
+        " error blames FuseBatchNormPass); outside the tests, the change is to"
         " _ExportPassBase.call alone."
     )
 
