@@ -40,7 +40,7 @@ def test_the_body_and_the_cherry_pick_say_what_the_table_says() -> None:
     count, first, last = release_table.bitten_count(table)
 
     body = " ".join(commit_message([], releases=table).split())
-    assert f"All {count} releases measured, {first} to {last}, have it." in body
+    assert f"Each of the {count} releases measured, {first} to {last}, has it." in body
     assert "regression" not in body
     for onto in ("release/1.5", "release/1.4"):
         category = release_table.cherry_pick_category(table, onto)

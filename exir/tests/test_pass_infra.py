@@ -24,11 +24,11 @@ from executorch.exir.backend.partitioner import (
 )
 from executorch.exir.backend.utils import tag_constant_data
 from executorch.exir.dialects._ops import ops as exir_ops
+from executorch.exir.lowered_backend_module import LoweredBackendModule
 from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
 from executorch.exir.program import to_edge
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import Dim, export, ExportedProgram
-from torch.fx.passes.infra.pass_base import PassResult
 
 
 class _SineFrequencies(torch.nn.Module):
@@ -39,8 +39,7 @@ class _SineFrequencies(torch.nn.Module):
 
 
 class _Tripling(ExportPass):
-    # Multiplies the first output by a tensor it makes; keeps what placeholder()
-    # receives, and each tensor it made with the fake mode it held then.
+    # Triples the first output by a tensor it makes, kept with the mode held then.
     received: tuple[Argument, ...] = ()
     made: tuple[tuple[torch.Tensor, FakeTensorMode | None], ...] = ()
 
@@ -54,15 +53,6 @@ class _Tripling(ExportPass):
         args = (results[0], three)
         first = self.call_operator(exir_ops.edge.aten.mul.Tensor, args, {}, meta)
         return super().output([first, *results[1:]], meta)
-
-
-class _OwnModeView(ExportPass):
-    # Gives the last op a val of a new fake mode, as NXP's view conversion does.
-    def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
-        node = list(graph_module.graph.nodes)[-2]  # the last op
-        with FakeTensorMode():
-            node.meta["val"] = torch.empty(node.meta["val"].shape)
-        return super().call(graph_module)
 
 
 class _PassesBackend(BackendDetails):
@@ -79,14 +69,17 @@ class _PassesBackend(BackendDetails):
 
 class _TablePartitioner(Partitioner):
     # Delegates the ops that do not read x, the constants' casts only if `casts`.
-    casts = True
+    def __init__(self, casts: bool) -> None:
+        super().__init__()
+        self.casts = casts
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
+        (x,) = exported_program.graph_signature.user_inputs
         cast = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
         for node in exported_program.graph_module.graph.nodes:
             if node.target == cast and not self.casts:
                 continue
-            if node.op == "call_function" and "x" not in map(str, node.all_input_nodes):
+            if node.op == "call_function" and x not in map(str, node.all_input_nodes):
                 node.meta["delegation_tag"] = "table"
         tag_constant_data(exported_program)
         spec = DelegationSpec(_PassesBackend.__name__, [])
@@ -100,17 +93,20 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
 
     def _lower(self, passes: list[ExportPass], casts: bool = True) -> ExportedProgram:
         # Lowers _SineFrequencies as eager runs it; returns the table it delegated.
-        _PassesBackend.passes, _TablePartitioner.casts = passes, casts
+        _PassesBackend.passes = passes
+        self.addCleanup(setattr, _PassesBackend, "passes", [])
         x = torch.randn(4, 128)
         program = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,), dynamic_shapes={"x": {1: Dim("n")}}),
-            partitioner=[_TablePartitioner()],
+            partitioner=[_TablePartitioner(casts)],
         ).exported_program()
         torch.testing.assert_close(program.module()(x), _SineFrequencies()(x))
-        return program.graph_module.lowered_module_0.original_module
+        lowered = program.graph_module.lowered_module_0
+        assert isinstance(lowered, LoweredBackendModule)
+        return lowered.original_module
 
     def test_delegate_of_lifted_constants_lowers(self) -> None:
-        # A delegate of x's size and lifted constants, or of their casts, lowers.
+        # A delegate of x's size and lifted constants, or what their casts make, lowers.
         self._lower([ExportPass()], casts=True)
         self._lower([ExportPass()], casts=False)
 
@@ -124,28 +120,31 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             torch.testing.assert_close(received, values)
 
     def test_one_pass_instance_retraces_each_method_in_its_own_mode(self) -> None:
-        # One pass instance over methods exported apart makes its tensor in each
-        # fake, in the mode it holds then, and still holds the last after call().
+        # One instance retraces each method in its own mode, held in and after call().
         class ScaledRange(torch.nn.Module):  # tensor inputs: the lifted 2.5 only
             def forward(self, n: int) -> torch.Tensor:
                 return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
 
-        class Ones(torch.nn.Module):  # nothing fake: retraced in a new mode
+        class Ones(torch.nn.Module):  # no placeholder
             def forward(self) -> torch.Tensor:
                 return torch.ones(1, 4)
 
-        methods = {  # "scaled after ones" follows a mode that is not its own
-            "scaled": (ScaledRange(), (3,)),
-            "sine": (_SineFrequencies(), (torch.randn(4, 128),)),
-            "ones": (Ones(), ()),
-            "scaled after ones": (ScaledRange(), (4,)),
+        methods = {  # exported apart: each has its own fake mode
+            "scaled": export(ScaledRange(), (3,)),
+            "sine": export(_SineFrequencies(), (torch.randn(4, 128),)),
+            "ones": export(Ones(), ()),
+            "scaled again": export(ScaledRange(), (4,)),
         }
-        tripling = _Tripling()  # after a pass that leaves a val of a new mode
-        edge = to_edge({k: export(m, args) for k, (m, args) in methods.items()})
-        edge.transform([_OwnModeView(), tripling])
-        self.assertEqual(len(tripling.made), len(methods))
-        for three, mode in tripling.made:
-            self.assertIsInstance(three, FakeTensor)
-            assert isinstance(three, FakeTensor)  # for mypy
-            self.assertIs(three.fake_mode, mode)
-        self.assertIs(tripling.fake_tensor_mode, tripling.made[-1][1])
+        edge, tripling = to_edge(methods), _Tripling()
+        for name in methods:  # one pass instance over them all, in turn
+            gm = edge.exported_program(name).graph_module
+            inputs = [p.meta["val"] for p in gm.graph.find_nodes(op="placeholder")]
+            own = {v.fake_mode for v in inputs if isinstance(v, FakeTensor)}
+            last_op = list(gm.graph.nodes)[-2]
+            with FakeTensorMode():  # a val of another mode, as NXP's passes leave one
+                last_op.meta["val"] = torch.empty(last_op.meta["val"].shape)
+            vals = [n.meta.get("val") for n in tripling(gm).graph_module.graph.nodes]
+            three, held = tripling.made[-1]  # made while retracing: fake, in that mode
+            modes = {getattr(three, "fake_mode", None), held, tripling.fake_tensor_mode}
+            modes |= {v.fake_mode for v in vals if isinstance(v, FakeTensor)}
+            self.assertEqual(modes, own or {held})  # its placeholders' mode, else one

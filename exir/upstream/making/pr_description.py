@@ -115,8 +115,9 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
     fixed = "%d of %d" % _counts(data["test_pass_infra.py with the fix"])
     suite = _suite_counts(data["exir/tests differential"])
     said = [
-        f"On {proof['ref']} at {str(proof['commit'])[:12]}, `exir/` over ExecuTorch"
-        f" {env['executorch']} (Python {env['python']}, torch {env['torch']},"
+        f"On {proof['ref']} at {str(proof['commit'])[:12]}, its `exir/` in an"
+        f" installed ExecuTorch {env['executorch']}'s place, tests run from the"
+        f" package (Python {env['python']}, torch {env['torch']},"
         f" pytest {env['pytest']}; {pin_in_words(env.get('pytest_pin', ''))}):",
         f"- `python -m pytest {TEST_PASS_INFRA}`: {unfixed} fail with"
         f" `{PASS_BASE}` unchanged, {fixed} with the fix.",
@@ -180,7 +181,7 @@ def commit_message(
     measured = ""
     if releases:
         count, first, last = bitten_count(releases)
-        measured = f" All {count} releases measured, {first} to {last}, have it."
+        measured = f" Each of the {count} releases measured, {first} to {last}, has it."
     commands = "\n".join(f"    {command}" for command in COMMANDS)
     body = Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
         summary=fill(f"{opening} #22309: {BREAKS}{measured} {WHO}"),
@@ -191,15 +192,18 @@ def commit_message(
 
 
 def tests_only_message(
-    co_authors: Sequence[str], context: str, new_tests: int, measured: str
+    co_authors: Sequence[str], context: str, pins: Sequence[str], measured: str
 ) -> str:
-    """The tests-only body: ``context`` says what fix they go with,
-    ``measured`` what the file printed on the tree and without a fix."""
+    """The tests-only body: ``context`` says what fix they go with, ``pins``
+    what each new test pins, ``measured`` what the file printed on the tree
+    and without a fix."""
+    listed = "\n".join(fill(f"- {pin}", "  ") for pin in pins)
     body = Template(TESTS_ONLY_TEMPLATE.read_text(encoding="utf-8")).substitute(
         context=fill(
-            f"{context} {new_tests} tests in a new class, `{TEST_CLASS}`, at"
-            f" the end of `{TEST_PASS_INFRA}`."
-        ),
+            f"{context} {len(pins)} tests in a new class, `{TEST_CLASS}`, at"
+            f" the end of `{TEST_PASS_INFRA}`:"
+        )
+        + f"\n{listed}",
         test_plan=f"    python -m pytest {TEST_PASS_INFRA}\n\n" + fill(measured),
     )
     return with_trailers(body, co_authors)

@@ -31,6 +31,7 @@ from .evidence import (
     FileRun,
     fitting_pytest,
     new_test_names,
+    new_test_pins,
     pytest_pin,
     PYTEST_PIN_FILE,
     PytestUnfit,
@@ -64,7 +65,7 @@ class Measured:
         others = self.new_tests - unfixed
         said = [
             f"{where}, with these tests, `python -m pytest {TEST_PASS_INFRA}`"
-            f" counts {self.fixed.total} tests by id.",
+            f" runs {self.fixed.total} tests.",
             f"{whose.capitalize()} `{PASS_BASE}` and `{TEST_PASS_INFRA}` replaced"
             f" those of an installed ExecuTorch {env['executorch']}.",
             f"The run used Python {env['python']}, torch {env['torch']} and"
@@ -184,7 +185,7 @@ def make_tests_patch(
     message = tests_only_message(
         co_authors,
         context(for_pr, merged),
-        measured.new_tests,
+        new_test_pins(),
         measured.sentences(),
     )
     patch = write_patch(

@@ -79,7 +79,7 @@ def _file_counts(tree: Path, work: Path) -> Tuple[str, str]:
         counts[side] = (len(run.failed), len(run.passed) + len(run.failed))
     (fixed, total), (unfixed, _) = counts["fixed"], counts["unfixed"]
     return (
-        f"counts {total} tests by id. That commit's `{PASS_BASE}` and"
+        f"runs {total} tests. That commit's `{PASS_BASE}` and"
         f" `{TEST_PASS_INFRA}` replaced those of an installed ExecuTorch"
         f" {installed_version()}. The run used Python"
     ), (
