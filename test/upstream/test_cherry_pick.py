@@ -49,7 +49,7 @@ def test_release_1_5_gets_the_bot_command_and_one_line_of_reason() -> None:
     assert "the bot" not in text
     # The backends named are measured on stand-ins, and said to be.
     assert "as Vulkan and WebGPU do" not in reason
-    assert "Vulkan and WebGPU did for stand-ins" in reason
+    assert "Vulkan and WebGPU did for stand-in models" in reason
     assert all(len(line) <= 100 for line in lines if line != reason)
 
 

@@ -89,17 +89,6 @@ def new_test_names() -> Set[str]:
     return set(re.findall(r"^    def (test_\w+)\(", span.text, re.M))
 
 
-def new_test_pins() -> List[str]:
-    """Each new test, with what its first comment says it pins."""
-    span = class_span(regression_test_source(), TEST_CLASS)
-    assert span is not None, f"{TEST_CLASS} is missing from the test file"
-    found = re.findall(r"^    def (test_\w+)\(.*\n((?:        # .*\n)+)", span.text, re.M)
-    return [
-        f"`{name}`: " + " ".join(line.strip()[2:] for line in comment.splitlines())
-        for name, comment in found
-    ]
-
-
 def fails_as_unfixed(failed: Set[str]) -> bool:
     """Without the fix, some of the new tests fail and nothing else does;
     which ones is measured, never listed (the rest pin kept behaviour)."""

@@ -3,10 +3,9 @@ most 72 columns (trailers included), in upstream's words only. It says what
 breaks and where it was measured, the root cause, the change, and a Test
 plan: upstream's commands with what they printed when a proof of this very
 patch (``prove --json``) is given, the commands alone otherwise. Main's
-standalone body (``Fixes #22309``) says why it exists (#22310 closed
-unmerged) and credits the reporter's analysis; a release branch's names
-the change it picks. What does not fit (the behaviour changes, the
-trigger, the evidence) is in the project's docs/upstream.md."""
+body (``Fixes #22309``) says why it exists (#22310 closed unmerged) and
+credits the reporter; a release branch's names the change it picks. The
+rest (behaviour changes, trigger, evidence) is in docs/upstream.md."""
 
 import re
 import textwrap
@@ -14,7 +13,12 @@ from pathlib import Path
 from string import Template
 from typing import Dict, Optional, Sequence, Tuple
 
-from ...shared.fix_source import PASS_BASE, TEST_CLASS, TEST_PASS_INFRA
+from ...shared.fix_source import (
+    PASS_BASE,
+    TEST_CLASS,
+    TEST_PASS_INFRA,
+    what_each_test_pins,
+)
 from ...shared.release_table import bitten_count
 from .evidence import PYTEST_PIN_FILE
 
@@ -168,11 +172,10 @@ def commit_message(
     pick_of: Optional[str] = None,
     elsewhere: Sequence[str] = (),
 ) -> str:
-    """The body that follows the Subject: line, trailers included: main's
-    standalone PR (``pick_of`` None: made only once #22310 is closed
-    unmerged, which the user states), or a release branch's pick of the
-    landed change ``pick_of``. ``releases``: the release table
-    (``release_table.load()``), whose measured releases the summary names;
+    """The body after the Subject: line, trailers included: main's standalone
+    PR (``pick_of`` None: only once #22310 is closed unmerged, as the user
+    states), or a release branch's pick of the landed ``pick_of``.
+    ``releases``: the release table, whose measured releases it names;
     ``elsewhere``: how the proof's run differs from where the patch is made."""
     opening = "Fixes"
     if pick_of is not None:
@@ -191,13 +194,11 @@ def commit_message(
     return with_trailers(body, co_authors)
 
 
-def tests_only_message(
-    co_authors: Sequence[str], context: str, pins: Sequence[str], measured: str
-) -> str:
-    """The tests-only body: ``context`` says what fix they go with, ``pins``
-    what each new test pins, ``measured`` what the file printed on the tree
-    and without a fix."""
-    listed = "\n".join(fill(f"- {pin}", "  ") for pin in pins)
+def tests_only_message(co_authors: Sequence[str], context: str, measured: str) -> str:
+    """The tests-only body: ``context`` (what fix they go with), what each new
+    test pins, and ``measured``: what the file printed, fixed and unfixed."""
+    pins = what_each_test_pins()
+    listed = "\n".join(fill(f"- `{name}`: {pin}", "  ") for name, pin in pins)
     body = Template(TESTS_ONLY_TEMPLATE.read_text(encoding="utf-8")).substitute(
         context=fill(
             f"{context} {len(pins)} tests in a new class, `{TEST_CLASS}`, at"

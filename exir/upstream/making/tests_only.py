@@ -31,7 +31,6 @@ from .evidence import (
     FileRun,
     fitting_pytest,
     new_test_names,
-    new_test_pins,
     pytest_pin,
     PYTEST_PIN_FILE,
     PytestUnfit,
@@ -185,7 +184,6 @@ def make_tests_patch(
     message = tests_only_message(
         co_authors,
         context(for_pr, merged),
-        new_test_pins(),
         measured.sentences(),
     )
     patch = write_patch(

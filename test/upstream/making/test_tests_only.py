@@ -127,6 +127,11 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     measured = flat.split("### Test plan", 1)[1].split(TEST_PASS_INFRA, 1)[1]
     assert max(len(s.split()) for s in measured.split(". ")) <= 20, measured
     assert "(no pin)" in flat  # this tree has no requirements-dev.txt
+    # Each new test, named with what its first comment says it pins.
+    pins = flat.split("### Summary", 1)[1].split("### Test plan", 1)[0]
+    assert pins.count("- `test_") == len(new_test_names())
+    for name in new_test_names():
+        assert f"- `{name}`: " in pins, name
     # The comment for #22310: short, with the run's counts, commit and
     # ExecuTorch version, and the offer with its trailer.
     text = comment.read_text()

@@ -112,9 +112,10 @@ def test_the_body_quotes_the_proof_of_this_patch(
     # The wheel's tree has no requirements-dev.txt: no pin, and it says so.
     assert env["pytest_pin"] == ""
     assert (
-        f"On HEAD at {proof['commit'][:12]} with Python {env['python']}, torch"
-        f" {env['torch']} and ExecuTorch {env['executorch']}'s compiled parts,"
-        f" pytest {env['pytest']} (no pin), tests counted by id:" in plan
+        f" at {proof['commit'][:12]}, its `exir/` in an installed ExecuTorch"
+        f" {env['executorch']}'s place, tests run from the package (Python"
+        f" {env['python']}, torch {env['torch']}, pytest {env['pytest']}; no pin):"
+        in plan
     )
     unfixed = data["test_pass_infra.py without the fix"]
     fixed = data["test_pass_infra.py with the fix"]
