@@ -39,7 +39,7 @@ class _SineFrequencies(torch.nn.Module):
 
 
 class _Tripling(ExportPass):
-    # Triples the first output by a tensor it makes, kept with the mode held then.
+    # Keeps placeholder() args; triples the output by a tensor it makes and keeps.
     received: tuple[Argument, ...] = ()
     made: tuple[tuple[torch.Tensor, FakeTensorMode | None], ...] = ()
 
@@ -89,7 +89,7 @@ class _TablePartitioner(Partitioner):
 class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     """ExportPass retraces a graph in its placeholders' fake mode, even if its tensor
     inputs are all lifted constants (#22309; placeholder() gets their values), else in a
-    new one (never real values), holding it as fake_tensor_mode in and after call()."""
+    new one (what call() makes is fake), held as fake_tensor_mode in and after it."""
 
     def _lower(self, passes: list[ExportPass], casts: bool = True) -> ExportedProgram:
         # Lowers _SineFrequencies as eager runs it; returns the table it delegated.
@@ -106,12 +106,12 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         return lowered.original_module
 
     def test_delegate_of_lifted_constants_lowers(self) -> None:
-        # A delegate of x's size and lifted constants, or what their casts make, lowers.
+        # A delegate of x's size and lifted constants lowers, or of the constants' casts.
         self._lower([ExportPass()], casts=True)
         self._lower([ExportPass()], casts=False)
 
     def test_placeholder_receives_the_constants_values(self) -> None:
-        # placeholder() gets the constants' real values, as inputs() gives them, twice.
+        # placeholder() gets the constants' real values, in two passes in a row.
         first, second = _Tripling(), _Tripling()
         values = list(self._lower([first, second]).state_dict.values())
         for tripling in (first, second):  # x's size aside
@@ -121,7 +121,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
 
     def test_one_pass_instance_retraces_each_method_in_its_own_mode(self) -> None:
         # One instance retraces each method in its own mode, held in and after call().
-        class ScaledRange(torch.nn.Module):  # tensor inputs: the lifted 2.5 only
+        class ScaledRange(torch.nn.Module):  # n keeps a placeholder: 2.5 is lifted
             def forward(self, n: int) -> torch.Tensor:
                 return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
 
@@ -133,7 +133,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             "scaled": export(ScaledRange(), (3,)),
             "sine": export(_SineFrequencies(), (torch.randn(4, 128),)),
             "ones": export(Ones(), ()),
-            "scaled again": export(ScaledRange(), (4,)),
+            "scaled_again": export(ScaledRange(), (4,)),
         }
         edge, tripling = to_edge(methods), _Tripling()
         for name in methods:  # one pass instance over them all, in turn
@@ -141,10 +141,10 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             inputs = [p.meta["val"] for p in gm.graph.find_nodes(op="placeholder")]
             own = {v.fake_mode for v in inputs if isinstance(v, FakeTensor)}
             last_op = list(gm.graph.nodes)[-2]
-            with FakeTensorMode():  # a val of another mode, as NXP's passes leave one
+            with FakeTensorMode():  # as NXP's passes leave one: not the graph's mode
                 last_op.meta["val"] = torch.empty(last_op.meta["val"].shape)
             vals = [n.meta["val"] for n in tripling.call(gm).graph_module.graph.nodes]
             three, held = tripling.made[-1]  # made while retracing: fake, in that mode
             modes = {getattr(three, "fake_mode", None), held, tripling.fake_tensor_mode}
             modes |= {v.fake_mode for v in vals if isinstance(v, FakeTensor)}
-            self.assertEqual(modes, {held} if not own else own)  # one: own, if any
+            self.assertEqual(modes, {held} if not own else own, name)

@@ -47,8 +47,8 @@ BREAKS = (
 # through Vulkan and WebGPU (WebGPU's partitioner wraps Vulkan's) alone.
 WHO = (
     "On 1.5.1 it reproduces through Vulkan and WebGPU, which delegate such"
-    " subgraphs for some tables computed in `forward`; only through those two"
-    " is it blamed on `FuseBatchNormPass`."
+    " subgraphs for some tables computed in `forward`; there the error names"
+    " `FuseBatchNormPass`."
 )
 CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
@@ -119,9 +119,8 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
     fixed = "%d of %d" % _counts(data["test_pass_infra.py with the fix"])
     suite = _suite_counts(data["exir/tests differential"])
     said = [
-        f"On {proof['ref']} at {str(proof['commit'])[:12]}, its `exir/` in an"
-        f" installed ExecuTorch {env['executorch']}'s place, tests run from the"
-        f" package (Python {env['python']}, torch {env['torch']},"
+        f"On {proof['ref']} at {str(proof['commit'])[:12]}, `exir/` as ExecuTorch"
+        f" {env['executorch']}'s (Python {env['python']}, torch {env['torch']},"
         f" pytest {env['pytest']}; {pin_in_words(env.get('pytest_pin', ''))}):",
         f"- `python -m pytest {TEST_PASS_INFRA}`: {unfixed} fail with"
         f" `{PASS_BASE}` unchanged, {fixed} with the fix.",

@@ -136,7 +136,7 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
         "lowering aborts with",
         # The blamed pass, said only of the backends that run it.
         "On 1.5.1 it reproduces through Vulkan and WebGPU, which delegate such",
-        "only through those two is it blamed on `FuseBatchNormPass`.",
+        "there the error names `FuseBatchNormPass`.",
         "`_ExportPassBase.call` takes the mode from `self.inputs()`",
         'this takes it from the placeholders\' `meta["val"]` then.',
         # Why this PR exists, and whose analysis it builds on.
