@@ -144,7 +144,7 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
         f"At {head[:12]}",
         f"ExecuTorch {installed_version()}",
         patch.name,
-        f"with `Co-authored-by: {AUTHOR}`",
+        f"with this trailer: Co-authored-by: {AUTHOR}",
     ):
         assert needle in flat, needle
     # Sentences a maintainer stopped at.
