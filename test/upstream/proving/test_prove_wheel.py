@@ -114,8 +114,7 @@ def test_the_body_quotes_the_proof_of_this_patch(
     assert (
         f" at {proof['commit'][:12]}, `exir/` as ExecuTorch"
         f" {env['executorch']}'s (Python {env['python']}, torch {env['torch']},"
-        f" pytest {env['pytest']}; no pin):"
-        in plan
+        f" pytest {env['pytest']}; no pin):" in plan
     )
     unfixed = data["test_pass_infra.py without the fix"]
     fixed = data["test_pass_infra.py with the fix"]
