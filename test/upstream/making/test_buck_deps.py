@@ -36,6 +36,7 @@ NEW_EVERYWHERE = {
     "executorch.exir.backend.compile_spec_schema": "//executorch/exir/backend:compile_spec_schema",
     "executorch.exir.backend.partitioner": "//executorch/exir/backend:partitioner",
     "executorch.exir.backend.utils": "//executorch/exir/backend:utils",
+    "executorch.exir.lowered_backend_module": "//executorch/exir:lowered_backend_module",
 }
 # 1.0.x's test file does not import pass_base yet.
 TARGET_OF_MODULE = {
@@ -122,9 +123,10 @@ def test_hunk_adds_a_dep_per_new_import_in_buildifier_order(
     deps = _pass_infra_deps((tree / build_file).read_text())
     assert set(deps) == set(OLD_DEPS) | expected
     assert deps == sorted(deps, key=dep_sort_key)
-    assert deps[:3] == [
+    assert deps[:4] == [
         "//caffe2:torch",
         "//executorch/exir:lib",
+        "//executorch/exir:lowered_backend_module",
         "//executorch/exir:pass_manager",
     ]
     changed = git(tree, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split()
