@@ -2,7 +2,8 @@
 by the three jobs (``--help`` lists them with the docs page of each job).
 
 Exit status: 0 done; 1 something checked did not hold; 2 refused (bad
-input), with one line saying why and nothing written or changed.
+input), with one line saying why and nothing written or changed, and 2 too
+when the reader of the output went away (``shared.report`` owns the value).
 """
 
 import argparse
@@ -11,7 +12,7 @@ import signal
 import sys
 from typing import Dict, List, NoReturn, Optional, Tuple
 
-from .shared.report import prog
+from .shared.report import EXIT_REFUSED, prog
 
 # Exit status after an interruption: 128 + the signal, as a shell reports it.
 INTERRUPTED = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -104,7 +105,7 @@ def _interruptible(args: argparse.Namespace) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.dup2(devnull, sys.stderr.fileno())
-        return 2
+        return EXIT_REFUSED
 
 
 if __name__ == "__main__":
