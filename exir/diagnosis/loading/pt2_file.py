@@ -5,11 +5,13 @@ example inputs fit its program.
 directory and without torch, anything that is not a ``torch.export.save``
 archive, named for what it is: a truncated archive, an AOTInductor package,
 a TorchScript file, a ``torch.save`` file, another pickle, a ``.pte``,
-safetensors, Python source. ``inputs_misfit`` compares the saved inputs with
-the program's own inputs (their layout, dtype and fixed sizes), running
-nothing.
+safetensors, Python source; a missing path that reads as a module's name is
+told that a module spec needs ``:NAME``. ``inputs_misfit`` compares the
+saved inputs with the program's own inputs (their layout, dtype and fixed
+sizes), running nothing.
 """
 
+import re
 import zipfile
 from pathlib import Path
 from typing import List, Optional, TYPE_CHECKING
@@ -101,13 +103,24 @@ def _not_a_zip(head: bytes, suffix: str) -> Optional[str]:
     return None
 
 
+# A missing path that reads as a module's name (``nu9.rope``) is a module
+# spec that lacks its ``:NAME``.
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _module_hint(spec: str) -> str:
+    if spec.endswith(".pt2") or not MODULE_NAME.fullmatch(spec):
+        return ""
+    return f"; to name a model in module {spec}, give {spec}:NAME"
+
+
 def refuse_unreadable_pt2(path: Path) -> None:
     """Raise ``BadModel`` for a path that is no ``torch.export.save`` archive,
     saying what it is instead; imports nothing heavy."""
     if path.is_dir():
         raise BadModel(f"{path} is a directory, not a .pt2 file")
     if not path.exists():
-        raise BadModel(f"{path}: no such file")
+        raise BadModel(f"{path}: no such file{_module_hint(str(path))}")
     if not path.is_file():
         raise BadModel(f"{path} is not a regular file")
     with path.open("rb") as handle:

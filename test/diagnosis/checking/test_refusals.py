@@ -134,6 +134,16 @@ def test_an_empty_model_is_refused_not_taken_for_the_built_in_one(
     )
 
 
+def test_a_module_spec_without_its_name_is_told_to_add_it(tmp_path: Path) -> None:
+    refusal = _refused_early(["--model", "nu9.rope"], tmp_path)
+
+    assert refusal == (
+        "exportpass-fix check: refused: nu9.rope: no such file;"
+        " to name a model in module nu9.rope, give nu9.rope:NAME"
+    )
+    assert "give" not in _refused_early(["--model", "gone.pt2"], tmp_path)
+
+
 def _files(tmp_path: Path) -> dict:
     """Each kind of file a user may pass instead of a .pt2, and its name."""
     scripted = tmp_path / "scripted.pt"
