@@ -10,6 +10,7 @@ from typing import Dict, List, Optional
 
 from ...shared.installed import installed_version
 from ...shared.report import text_table
+from ..loading.user_code import call_into
 from .columns import Column
 from .findings import edited_since_saved
 
@@ -21,13 +22,13 @@ TITLES = {
 WIDTH = 100  # a terminal's columns; check --full gives every cell whole
 # How a record's status (the worker's: ok, failed, not run) reads in a cell.
 CELL_MARK = {"ok": "ok", "failed": "FAIL", "not run": "not run"}
-# Measured (docs/check.md): on 1.0.0 a folded DETR-style program reached a
-# .pte that failed when run, where the other columns ran and matched eager.
+# Measured (docs/check.md): on 1.0.0 a folded .pte of detr-sine failed when run.
 FOLDED_ON_10X = (
     "  on 1.0.x a folded .pte has failed when run (docs/check.md):"
     " run it on the device before trusting it"
 )
 NOT_COMPARED = "outputs not compared"
+UNRECORDED = "(torch records the frames of modules' forward only)"
 # What the folded column adds to a user's script, before lowering.
 FOLD_LINE = (
     "from executorch.exir.passes.constant_prop_pass import constant_prop_pass;"
@@ -46,8 +47,8 @@ def _cell(record: Optional[Dict], column: Column) -> str:
 
 
 def _fit(natural: List[int], least: List[int], available: int) -> List[int]:
-    """Column widths within ``available``: the widest is narrowed first, to
-    no less than its longest word (``least``) while another can give."""
+    """Widths within ``available``: the widest narrowed first, to its longest
+    word (``least``) while another can give."""
     widths = list(natural)
     while sum(widths) > available:
         over = [i for i, w in enumerate(widths) if w > max(least[i], 1)]
@@ -86,7 +87,7 @@ def table(
 
 def where_lines(where: Optional[Dict]) -> List[str]:
     """The user's code behind a trigger: per source, its module and place
-    (a path under the current directory shown relative), then its line."""
+    (relative under the current directory), its line and what it calls."""
     if where is None:
         return []
     lines = [f"  where in your code: {where['note'] or ''}".rstrip()]
@@ -99,6 +100,8 @@ def where_lines(where: Optional[Dict]) -> List[str]:
                 path = path.relative_to(Path.cwd())
             lines[-1] += f" {path}:{source['line']}:"
             lines.append(f"      {source['code']}")
+            if called := call_into(source["file"], source["line"]):
+                lines.append(f"      a call: the ops are in {called}() {UNRECORDED}")
     if where["unlocated"] and where["sources"]:
         lines.append(f"    no metadata: {', '.join(where['unlocated'])}")
     return lines
@@ -107,15 +110,13 @@ def where_lines(where: Optional[Dict]) -> List[str]:
 def diagnosis_lines(diagnosis: Dict, width: Optional[int], pt2: str = "") -> List[str]:
     """The diagnosis in lines, wrapped to ``width`` (None: not wrapped), with
     a note where a source named changed after the ``.pt2`` was saved."""
-    lines = [
-        f"#22309 signature in the unpatched failure: {'yes' if diagnosis['is_22309'] else 'no'}"
-    ]
+    said = "yes" if diagnosis["is_22309"] else "no"
+    lines = [f"#22309 signature in the unpatched failure: {said}"]
     if diagnosis["blamed_pass"]:
         lines.append(
             f"the pass manager blames: {diagnosis['blamed_pass']} (misleading)"
         )
-    # Only where #22309 is what failed: elsewhere a trigger-shaped delegate
-    # lowered, or something else failed first (--json lists them still).
+    # Only where #22309 failed: else they lowered or are moot (--json has them).
     shown = diagnosis["trigger_submodules"] if diagnosis["is_22309"] else []
     for trigger in shown:
         lines.append(f"trigger-shaped delegate {trigger['name']}:")

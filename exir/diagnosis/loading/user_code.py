@@ -8,15 +8,17 @@ current directory is first on ``sys.path``, and what it prints goes to
 stderr or to the caller's ``echo`` (stdout carries the worker's records). A
 ``SystemExit`` (``sys.exit``, ``argparse``'s error) is named with its status
 and the last line the code printed; an exception with its type and first
-line.
+line. ``call_into`` reads their source, running nothing.
 """
 
+import ast
 import contextlib
 import importlib
 import inspect
 import io
 import os
 import sys
+from pathlib import Path
 from typing import Callable, List, Optional, TextIO, TypeVar
 
 from .pt2_file import BadModel
@@ -99,3 +101,23 @@ def required_parameters(function: object) -> List[str]:
         if parameter.default is parameter.empty
         and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
     ]
+
+
+def call_into(file: str, line: int) -> Optional[str]:
+    """The function or method defined in ``file`` that ``line`` calls, if
+    any: torch records the frames of modules' ``forward`` only, so the ops
+    of a helper that ``forward`` calls carry the line of that call."""
+    try:
+        tree = ast.parse(Path(file).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        func = call.func
+        on_self = (
+            isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "self"
+        )
+        name = func.attr if on_self else getattr(func, "id", None)
+        if call.lineno == line and name in defined - {"forward"}:
+            return name
+    return None

@@ -192,3 +192,49 @@ def test_a_table_computed_under_no_grad_is_read_from_the_users_lines(
         ("no_grad_model.py", 8),
     ]
     assert found["sources"][1]["code"] == "freqs = torch.pow(10000.0, -t / 128)"
+
+
+HELPER_MODEL = """import torch
+
+
+def inverse(n):
+    return 1.0 / torch.arange(1, n + 1, dtype=torch.float32)
+
+
+class Rope(torch.nn.Module):
+    def _table(self, n):
+        return torch.outer(torch.arange(n, dtype=torch.float32), inverse(4))
+
+    def forward(self, x):
+        table = self._table(8)
+        return x * torch.cos(table)
+"""
+
+
+def test_a_line_that_calls_a_helper_is_said_to_be_a_call(tmp_path: Path) -> None:
+    # torch records the frames of modules' forward only: the helper's ops
+    # carry line 13, which calls it; line 14 computes in place.
+    from exportpass_fix.diagnosis.checking.text import where_lines
+
+    model = tmp_path / "helper_model.py"
+    model.write_text(HELPER_MODEL)
+    lines = HELPER_MODEL.splitlines()
+    sources = [
+        {"module": "", "module_class": "Rope", "file": str(model), "line": n}
+        for n in (13, 14, 10)
+    ]
+    for source in sources:
+        source["code"] = lines[source["line"] - 1].strip()
+
+    said = where_lines({"note": None, "sources": sources, "unlocated": []})
+
+    calls = [line.strip() for line in said if line.strip().startswith("a call")]
+    assert calls == [
+        "a call: the ops are in _table() (torch records the frames of modules'"
+        " forward only)",
+        "a call: the ops are in inverse() (torch records the frames of modules'"
+        " forward only)",
+    ]
+    assert said.index(f"      {sources[0]['code']}") + 1 == said.index(
+        f"      {calls[0]}"
+    )
