@@ -7,9 +7,9 @@ A record carries ``made_from``: the sha256 of each file its output depends on
 as they were when it ran; ``versions`` carries the ExecuTorch it ran over. It
 is stale when one of those files differs today, when its scope names a file
 it does not carry, or when it ran over another release than the one below.
-A timing record (``bench``) is only checked for being its benchmark's
-output: its times were true of one run, under that run's load, and no
-digest keeps them true.
+A timing record (``bench``) is stale on the same terms, and also when it is
+not its benchmark's output run to its end: its times were true of one run,
+under that run's load, of the code its digests name.
 """
 
 import shlex
@@ -40,17 +40,30 @@ _FIX = (
     "exir/shared/report.py",
 )
 _BACKPORT = _FIX + ("exir/backport/",)
-# What decides a measured value of a column of check: the models, how they
-# load, lower and run, what a failure is, the backport. Not the processes
-# that carry the values (worker.py, columns.py) nor check's text.
+# What decides a measured value of a column of check on a built-in model:
+# the models, how they load, lower and run, what a failure is, the backport.
+# Not the processes that carry the values (worker.py, columns.py), check's
+# text, nor how a .pt2 or a user's module loads (pt2_file.py, user_code.py):
+# releases and matrix run built-in models only.
 _MEASURED = _BACKPORT + (
     "exir/diagnosis/models/",
-    "exir/diagnosis/loading/",
-    "exir/diagnosis/checking/model_spec.py",
+    "exir/diagnosis/loading/__init__.py",
+    "exir/diagnosis/loading/model_spec.py",
+    "exir/diagnosis/loading/preflight.py",
     "exir/diagnosis/checking/partitioners.py",
     "exir/diagnosis/checking/steps.py",
     "exir/diagnosis/checking/findings.py",
     "exir/diagnosis/checking/constant_subgraph.py",
+)
+# matrix: the measured values, the processes that carry them, how a failure
+# is picked (check.first_failure) and the command; not check's text.
+_MATRIX = _MEASURED + (
+    "exir/diagnosis/checking/__init__.py",
+    "exir/diagnosis/checking/check.py",
+    "exir/diagnosis/checking/columns.py",
+    "exir/diagnosis/checking/worker.py",
+    "exir/diagnosis/cli.py",
+    "exir/diagnosis/evidence/matrix.py",
 )
 _CHECK = _BACKPORT + (
     "exir/diagnosis/checking/",
@@ -116,10 +129,8 @@ class Source(NamedTuple):
     # The ExecuTorch commit its ET_TREE is made from: the docs test makes the
     # record again where EXPORTPASS_FIX_ET_CHECKOUT names a checkout.
     tree: str = ""
-    # A timing record: the benchmark that makes it. No digest keeps a time
-    # true (the machine's load decides it as much as the code does), so it
-    # is checked only for being that benchmark's output, run to its end;
-    # its made_from says what code was timed.
+    # A timing record: the benchmark that makes it. Its digests name the
+    # code that was timed; the load of its run is in its output.
     bench: str = ""
 
 
@@ -141,7 +152,7 @@ SOURCES: Dict[str, Source] = {
         live=True,
     ),
     "docs/records/check-detr-webgpu.json": Source(_CHECK, before=SAVE_DETR),
-    "docs/records/matrix.json": Source(_CHECK + ("exir/diagnosis/evidence/matrix.py",)),
+    "docs/records/matrix.json": Source(_MATRIX),
     "docs/records/bench_check.json": Source(
         _CHECK + ("test/diagnosis/checking/bench_check.py",),
         bench="test/diagnosis/checking/bench_check.py",
@@ -232,6 +243,12 @@ def digests(scope: Tuple[str, ...], root: Path = REPO) -> Dict[str, str]:
     }
 
 
+def in_scope(name: str, scope: Tuple[str, ...]) -> bool:
+    """Whether a scope names the file, itself or by a folder: a record's
+    digests of files its scope no longer names say nothing of it."""
+    return any(name == s or (s.endswith("/") and name.startswith(s)) for s in scope)
+
+
 def made_from(path: str, root: Path = REPO) -> Dict[str, object]:
     return {"files": digests(SOURCES[path].files, root)}
 
@@ -273,16 +290,19 @@ def stale(path: str, record: dict, root: Path = REPO) -> Optional[str]:
     if source is None:
         return f"{path}: test/record_sources.py does not say what it is made from"
     command = record.get("command") or record.get("generated_by", "?")
-    if source.bench:
-        if shlex.split(command)[:2] == ["python", source.bench] and (
-            record.get("exit_status") == 0
-        ):
-            return None
+    if source.bench and (
+        shlex.split(command)[:2] != ["python", source.bench]
+        or record.get("exit_status") != 0
+    ):
         return (
             f"{path} is not the output of python {source.bench} run to its end;"
             f" make it again: {remake(path, command)}"
         )
-    made = (record.get("made_from") or {}).get("files") or {}
+    made = {
+        name: digest
+        for name, digest in ((record.get("made_from") or {}).get("files") or {}).items()
+        if in_scope(name, source.files)
+    }
     now = digests(source.files, root)
     changed = sorted(name for name in {*now, *made} if now.get(name) != made.get(name))
     ran_over = (record.get("versions") or {}).get("executorch")

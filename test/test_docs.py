@@ -176,16 +176,20 @@ def test_the_checker_finds_a_record_whose_files_changed(tmp_path: Path) -> None:
     )
 
 
-def test_a_timing_record_is_checked_only_for_being_its_benchmarks_output() -> None:
+def test_a_timing_record_made_from_other_files_is_stale() -> None:
     path = "docs/records/bench_export_pass_apply.json"
     record = _record(path)
-    other_code = {**record, "made_from": {"files": {"exir/__init__.py": "0" * 16}}}
+    timed = record_sources.files_of(record_sources.SOURCES[path].files)
+    files = record["made_from"]["files"]
+    other_code = {**record, "made_from": {"files": {**files, timed[0]: "0" * 16}}}
     other_release = {**record, "versions": {"executorch": "1.4.1"}}
     script = record_sources.SOURCES[path].bench
 
     assert record_sources.stale(path, record) is None
-    assert record_sources.stale(path, other_code) is None
-    assert record_sources.stale(path, other_release) is None
+    assert f"{timed[0]} changed since it was made" in record_sources.stale(
+        path, other_code
+    )
+    assert "made over ExecuTorch 1.4.1" in record_sources.stale(path, other_release)
     for not_it in (
         {**record, "command": "python test/diagnosis/checking/bench_check.py 3"},
         {**record, "exit_status": 1},
@@ -193,6 +197,23 @@ def test_a_timing_record_is_checked_only_for_being_its_benchmarks_output() -> No
         assert record_sources.stale(path, not_it).startswith(
             f"{path} is not the output of python {script} run to its end;"
         )
+
+
+def test_digests_of_files_a_scope_no_longer_names_are_not_compared() -> None:
+    path = "docs/records/partitioners.json"
+    record = {
+        "command": "exportpass-fix partitioners",
+        "versions": {"executorch": record_sources.RELEASE},
+        "made_from": record_sources.made_from(path),
+    }
+    files = record["made_from"]["files"]
+    dropped = {"files": {**files, "exir/diagnosis/checking/text.py": "0" * 16}}
+    gone = {"files": {**files, "exir/diagnosis/checking/partitioners.py": "0" * 16}}
+
+    assert record_sources.stale(path, {**record, "made_from": dropped}) is None
+    assert "partitioners.py changed" in record_sources.stale(
+        path, {**record, "made_from": gone}
+    )
 
 
 def test_a_record_without_made_from_is_stamped_from_its_commit(tmp_path: Path) -> None:
