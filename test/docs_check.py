@@ -1,8 +1,9 @@
 """What keeps the README and docs/ honest: their relative links resolve,
 the commands and flags they show exist in ``--help``, and every pasted
 output sits under a marker naming its source and equals what that source
-gives (docs/tests.md, "Pasted outputs"). It reads and runs; it writes
-nothing (``record_output.py --update`` rewrites the marked blocks)."""
+gives (docs/tests.md, "Pasted outputs"), and no sentence of their prose
+is over 40 words. It reads and runs; it writes nothing
+(``record_output.py --update`` rewrites the marked blocks)."""
 
 import re
 import subprocess
@@ -206,3 +207,56 @@ def bad_commands(page: str, text: str) -> List[str]:
 def unshown_commands(texts: Dict[str, str]) -> List[str]:
     seen = {command for text in texts.values() for command, _ in shown(text)}
     return [command for command in commands() if command not in seen]
+
+
+MAX_WORDS = 40  # a sentence a newcomer reads once
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+LINKED = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")
+# A sentence ends at . ! or ? before a word that does not start in lower case.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^a-z])")
+ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
+
+
+def _prose(text: str) -> List[Tuple[int, str]]:
+    """(first line, text) of each paragraph, list item and table cell outside
+    code blocks and marked outputs."""
+    units: List[Tuple[int, str]] = []
+    blocks, _ = parse("", text)
+    inside = {n for b in blocks for n in range(b.start, b.end + 1)}
+    fence = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if fence is not None or number in inside or line.startswith("<!--"):
+            if fence is not None and line.strip() == fence:
+                fence = None
+            units.append((number, ""))
+        elif FENCE.match(line):
+            fence = FENCE.match(line).group(1)
+            units.append((number, ""))
+        elif line.lstrip().startswith("|"):
+            if not re.fullmatch(r"[\s|:-]+", line):
+                cells = re.split(r"(?<!\\)\|", CODE_SPAN.sub("CODE", line.strip()))
+                units += [(number, cell) for cell in cells]
+            units.append((number, ""))
+        elif not line.strip() or line.startswith("#") or ITEM.match(line):
+            units.append((number, ITEM.sub("", line)))
+        elif units and units[-1][1]:
+            units[-1] = (units[-1][0], f"{units[-1][1]} {line.strip()}")
+        else:
+            units.append((number, line.strip()))
+    # A code span is one word; a link reads as its text.
+    said = [(n, LINKED.sub(r"\1", CODE_SPAN.sub("CODE", unit))) for n, unit in units]
+    return [(n, unit) for n, unit in said if unit.strip()]
+
+
+def long_sentences(name: str, text: str, limit: int = MAX_WORDS) -> List[str]:
+    """Each sentence of the page's prose (not code, not a pasted output) over
+    ``limit`` words, a code span counted as one."""
+    found = []
+    for number, unit in _prose(text):
+        for sentence in SENTENCE_END.split(unit.strip()):
+            words = sentence.split()
+            if len(words) > limit:
+                found.append(
+                    f"{name}:{number}: {len(words)} words: {' '.join(words[:8])} ..."
+                )
+    return found

@@ -2,8 +2,8 @@
 in ``--help``, every command of ``--help`` is shown, every pasted output is
 under a marker and equals its source's, every record is made from today's
 files (and the quick ones print the same today), docs/tests.md names every
-test file and module, and the docs stay short. The checker's own tests plant
-each kind of mistake."""
+test file and module, and the docs stay short, in sentences of at most 40
+words. The checker's own tests plant each kind of mistake."""
 
 import json
 import os
@@ -269,6 +269,37 @@ def test_the_docs_are_short_and_the_readme_leads_to_every_docs_page() -> None:
     text = (docs_check.REPO / "README.md").read_text(encoding="utf-8")
     for page in sorted((docs_check.REPO / "docs").glob("*.md")):
         assert f"(docs/{page.name})" in text, page.name
+
+
+def test_no_sentence_of_the_docs_is_over_40_words() -> None:
+    long = [
+        problem
+        for name, text in _texts().items()
+        for problem in docs_check.long_sentences(name, text)
+    ]
+    assert long == []
+
+
+def test_the_checker_finds_a_long_sentence_in_prose_and_table_cells() -> None:
+    words = " ".join(["word"] * 40)
+    text = (
+        f"# Title\n\n{words}. Short `a b c` one.\n\n"  # 40 words: passes
+        f"A paragraph\nof {words} wrapped.\n\n"  # 44 words over two lines
+        f"- an item of {words}\n"  # 43
+        f"| key | {words} and `x y`. Then short. |\n"  # 42, a code span one word
+        "| --- | --- |\n"
+        f"```sh\n{words} {words}\n```\n"  # code: not prose
+        f"<!-- output of: docs/records/r.json -->\n{words} {words}\n"
+        "<!-- end of output -->\n"
+    )
+
+    problems = docs_check.long_sentences("p.md", text)
+
+    assert [p.split(": ", 2)[:2] for p in problems] == [
+        ["p.md:5", "44 words"],
+        ["p.md:8", "43 words"],
+        ["p.md:9", "42 words"],
+    ]
 
 
 def test_help_names_the_docs_page_of_each_job() -> None:
