@@ -27,7 +27,7 @@ LOWER_ONE = str(Path(__file__).resolve().with_name("lower_one.py"))
 # project on sys.path, so the unpatched process imports none of it.
 LAUNCH = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
 PLAN = ["vulkan", "webgpu", "xnnpack"]
-WALL_FACTOR = 6
+WALL_FACTOR = 10
 
 
 def drawn(seed: int, key: str, fraction: float) -> bool:
@@ -49,11 +49,24 @@ def _used(pid: int) -> Tuple[int, float]:
     return pages * os.sysconf("SC_PAGE_SIZE"), seconds
 
 
+def _reaped(child: subprocess.Popen, deadline: float) -> Tuple[int, object]:
+    """Its exit status and resource usage, once it exits (killed if it has
+    not by ``deadline``)."""
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            child.returncode = os.waitstatus_to_exitcode(status)
+            return child.returncode, usage
+        if time.monotonic() > deadline:
+            child.kill()
+        time.sleep(0.1)
+
+
 def process(
     job: Dict, limits: Dict, on_line: Callable[[Dict], None]
-) -> Tuple[List[Dict], Optional[str], float]:
+) -> Tuple[List[Dict], Optional[str], Dict[str, float]]:
     """Runs one ``lower_one.py``; its lines, how it ended (None: exit 0) and
-    its peak resident memory in GiB. Killed at either limit: resident
+    what it used (peak resident GiB, CPU seconds). Killed at either limit: resident
     memory, or CPU seconds (``limits["seconds"]``)."""
     argv = [sys.executable, "-c", LAUNCH, LOWER_ONE, json.dumps(job)]
     lines: List[Dict] = []
@@ -84,14 +97,21 @@ def process(
                         ended = outcomes.NO_MEMORY
                     elif cpu > limits["seconds"] or time.monotonic() > deadline:
                         ended = outcomes.TIMED_OUT
-        finally:
+        except BaseException:  # interrupted: the child ends with the survey
             child.kill()
-            code = child.wait()
-        if ended is None and code != 0:
+            raise
+        finally:
+            if ended is not None:
+                child.kill()
+            code, usage = _reaped(child, deadline)
+        if ended is None and time.monotonic() > deadline:
+            ended = outcomes.TIMED_OUT  # it hung after its last line
+        elif ended is None and code != 0:
             stderr.seek(0)
             tail = stderr.read().decode("utf-8", "replace").strip().splitlines()
             ended = f"exit {code}: {tail[-1][:160] if tail else 'no stderr'}"
-    return lines, ended, round(peak / 2**30, 2)
+    cpu = usage.ru_utime + usage.ru_stime  # type: ignore[attr-defined]
+    return lines, ended, {"peak_gib": round(peak / 2**30, 2), "cpu_s": round(cpu, 1)}
 
 
 def survey_model(
@@ -104,9 +124,9 @@ def survey_model(
         job.update(scratch=scratch, program=f"{scratch}/model.pt2")
         job.update(eager=f"{scratch}/eager.pt", lowerings=PLAN, backport=False)
         heard = lambda how: lambda line: say(how, line)  # noqa: E731
-        lines, ended, peak = process(job, limits, heard("unpatched"))
+        lines, ended, used = process(job, limits, heard("unpatched"))
         entry = outcomes.of_process(lines, ended, PLAN, backport=False)
-        entry["peak_gib"] = {"unpatched": peak}
+        entry["used"] = {"unpatched": used}
         vulkan = entry["lowerings"].get("vulkan", {}).get("unpatched", {})
         again: List[str] = []
         if vulkan.get("outcome") in (outcomes.BITTEN, outcomes.OTHER):
@@ -116,9 +136,9 @@ def survey_model(
             again = ["vulkan"] if entry["drawn"] else []
         if again:
             job.update(lowerings=again, backport=True)
-            lines, ended, peak = process(job, limits, heard("backport"))
+            lines, ended, used = process(job, limits, heard("backport"))
             outcomes.merged(entry, outcomes.of_process(lines, ended, again, True))
-            entry["peak_gib"]["backport"] = peak
+            entry["used"]["backport"] = used
         if entry.get("drawn"):
             both = entry["lowerings"]["vulkan"]
             shas = [both[how].get("pte_sha256") for how in ("unpatched", "backport")]
