@@ -13,6 +13,14 @@ from typing import Dict, List, Optional
 # doesn't match mode (...) from ...".
 ASSERTION = re.compile(r"fake mode .* doesn't match mode")
 OUT_OF_MEMORY = re.compile(r"^MemoryError|can't allocate memory")
+# What a message may hold that names the machine it ran on, and what is
+# kept of it: a path under site-packages from there on, any other path of
+# the machine as PATH; "#5" as "# 5" (no number of an issue of ours).
+MACHINE = [
+    (re.compile(r"(?<![\w.~-])/[^\s'\"]*/site-packages/"), ""),
+    (re.compile(r"(?<![\w.~-])/(?:tmp|work|home|root|Users)/[^\s'\":]*"), "PATH"),
+    (re.compile(r"#(\d{1,3})\b"), r"# \1"),
+]
 DOES_NOT_EXPORT = "does not export"
 LOWERS = "lowers"
 BITTEN = "fails with #22309"
@@ -22,12 +30,19 @@ NO_MEMORY = "out of memory"
 OUTCOMES = (DOES_NOT_EXPORT, LOWERS, BITTEN, OTHER, TIMED_OUT, NO_MEMORY)
 
 
+def clean(text: str) -> str:
+    for pattern, kept in MACHINE:
+        text = pattern.sub(kept, text)
+    return text
+
+
 def is_22309(messages: List[str]) -> bool:
     return any(ASSERTION.search(message) for message in messages)
 
 
 def of_failure(messages: List[str]) -> Dict[str, object]:
     """A failed lowering's outcome, with the innermost message's first line."""
+    messages = [clean(message) for message in messages]
     first = (messages[-1].splitlines() or [""])[0][:200] if messages else "no message"
     if is_22309(messages):
         return {"outcome": BITTEN, "error": first, "messages": messages}
@@ -58,7 +73,7 @@ def of_process(
         return entry
     cut = ended if ended in (TIMED_OUT, NO_MEMORY) else OTHER
     step = doing["doing"] if doing else "after its last step"
-    result = {"outcome": cut, "error": f"{step}: ended: {ended}"}
+    result = {"outcome": cut, "error": clean(f"{step}: ended: {ended}")}
     if doing and doing["doing"] == "run":
         entry["run"] = {how: result}
     elif doing and doing["doing"] == "lower":
