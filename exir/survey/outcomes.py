@@ -15,7 +15,8 @@ ASSERTION = re.compile(r"fake mode .* doesn't match mode")
 OUT_OF_MEMORY = re.compile(r"^MemoryError|can't allocate memory")
 # What a message may hold that names the machine it ran on, and what is
 # kept of it: a path under site-packages from there on, any other path of
-# the machine as PATH; "#5" as "# 5" (no number of an issue of ours).
+# the machine as PATH; a "#" before one to three digits is spaced from them
+# (no number of an issue of ours).
 MACHINE = [
     (re.compile(r"(?<![\w.~-])/[^\s'\"]*/site-packages/"), ""),
     (re.compile(r"(?<![\w.~-])/(?:tmp|work|home|root|Users)/[^\s'\":]*"), "PATH"),
