@@ -10,11 +10,13 @@ toolchain. A run refuses a record made from anything else.
 import hashlib
 import json
 import os
+import textwrap
 from collections import Counter
 from pathlib import Path
 from typing import Dict, List, Optional
 
 from ..shared.report import text_table
+from .lower_one import RTOL
 from .outcomes import outcome_rows
 
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -100,18 +102,28 @@ def bitten(record: Dict) -> List[str]:
 
 
 def render(record: Dict) -> str:
-    """The counts table, then the bitten models, then what is left."""
+    """The counts table, then the bitten models, the drawn models' ``.pte``
+    comparison, the XNNPACK runs, then what is left."""
     done, names, limits = record["models"], selected(record), record["limits"]
     rows = [[*key, str(n)] for key, n in sorted(counts(record).items())]
     header = ["zoo", "partitioner", "lowered", "outcome", "models"]
+    drawn = [entry for entry in done.values() if entry.get("drawn")]
+    same = sum(entry.get("same_pte") is True for entry in drawn)
+    runs = [run for entry in done.values() for run in entry.get("run", {}).values()]
     lines = [
-        f"{len(done)} of {len(names)} models surveyed"
-        f" (a process's limits: {limits['seconds']:g} CPU s, {limits['wall_factor']}"
-        f" times that in wall time, {limits['memory_gib']:g} GiB; seed {record['seed']})",
+        f"{len(done)} of {len(names)} models surveyed. A process's limits:"
+        f" {limits['seconds']:g} CPU s ({limits['wall_factor']} times that in"
+        f" wall time), {limits['memory_gib']:g} GiB.",
         "",
         text_table(header, rows),
         "",
-        "Bitten unpatched: " + (", ".join(bitten(record)) or "none so far"),
+        textwrap.fill(
+            "Bitten unpatched: " + (", ".join(bitten(record)) or "none so far"), 100
+        ),
+        f"Drawn (seed {record['seed']}) of those Vulkan lowers: {len(drawn)};"
+        f" the same .pte with the backport: {same} of {len(drawn)}",
+        f"XNNPACK programs run: {len(runs)}, equal to eager"
+        f" (rtol = atol = {RTOL:g}): {sum(run.get('equal') is True for run in runs)}",
     ]
     left = [name for name in names if name not in done]
     if left:
