@@ -20,10 +20,10 @@ DOCS = "docs/evidence.md"
 COMMANDS = {"survey": "timm's and torchvision's models, lowered unpatched and fixed"}
 ZOOS = ("timm", "torchvision")
 KEY = re.compile(r"^(timm|torchvision)/[\w.-]+$")
-# A process's limits. Ten models drawn with SEED were timed first: their
-# processes used 20 to 293 CPU s (median 49; the most, vit_l_16) and at most
-# 5.5 GiB. The CPU limit is twice the most; the memory limit leaves most of
-# a 24 GiB machine to other work.
+# A process's limits. Five models of each zoo, drawn with SEED, were timed
+# first: their processes used 20 to 293 CPU s (median 49; the most,
+# vit_l_16) and at most 5.5 GiB. The CPU limit is twice the most; the memory
+# limit leaves most of a 24 GiB machine to other work.
 SECONDS = 600
 MEMORY_GIB = 10.0
 SEED = 22309
