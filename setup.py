@@ -53,6 +53,7 @@ setup(
         "exportpass_fix.diagnosis.evidence",
         "exportpass_fix.diagnosis.loading",
         "exportpass_fix.diagnosis.models",
+        "exportpass_fix.survey",
     ],
     package_data={
         "exportpass_fix": ["tests/*.py"],

@@ -1,5 +1,5 @@
 """``exportpass-fix`` / ``python -m exportpass_fix``: the commands, grouped
-by the three jobs (``--help`` lists them with the docs page of each job).
+by the four jobs (``--help`` lists them with the docs page of each job).
 
 Exit status: 0 done; 1 something checked did not hold; 2 refused (bad
 input), with one line saying why and nothing written or changed, and 2 too
@@ -47,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
 def _listing(jobs: List[Tuple[str, str, Dict[str, str]]]) -> str:
     """The commands by job, a line each, with the job's docs page."""
     width = max(len(name) for _, _, commands in jobs for name in commands) + 2
-    lines = ["The fix for pytorch/executorch#22309, in three jobs:"]
+    lines = ["The fix for pytorch/executorch#22309, in four jobs:"]
     for title, docs, commands in jobs:
         lines += ["", f"{title}  ({docs})"]
         lines += [f"  {name.ljust(width)}{line}" for name, line in commands.items()]
@@ -57,12 +57,14 @@ def _listing(jobs: List[Tuple[str, str, Dict[str, str]]]) -> str:
 
 def main(argv: Optional[List[str]] = None) -> int:
     from .diagnosis import cli as diagnosis_cli
+    from .survey import cli as survey_cli
     from .upstream import cli as upstream_cli
 
     jobs = [
         (diagnosis_cli.TITLE, diagnosis_cli.DOCS, diagnosis_cli.COMMANDS),
         BACKPORT,
         (upstream_cli.TITLE, upstream_cli.DOCS, upstream_cli.COMMANDS),
+        (survey_cli.TITLE, survey_cli.DOCS, survey_cli.COMMANDS),
     ]
     parser = _Parser(
         prog=prog(),
@@ -73,6 +75,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     diagnosis_cli.add_commands(commands)
     upstream_cli.add_commands(commands)
+    survey_cli.add_commands(commands)
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # named by the command it was given to
         commands.choices[args.command].error(

@@ -14,7 +14,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--long",
         action="store_true",
-        help="also run the long suites (differential, mutants, matrix), which"
+        help="also run the long suites (differential, mutants, matrix, survey), which"
         " pyproject.toml's -m deselects by default",
     )
     parser.addoption(

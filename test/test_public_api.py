@@ -24,7 +24,7 @@ from packaging.requirements import Requirement
 pytestmark = pytest.mark.once
 
 PUBLIC = ["apply", "revert", "applied", "is_fixed", "BackportRefused"]
-# The upstream job's commands, then the diagnosis's.
+# The diagnosis's commands, then the upstream job's, then the survey's.
 COMMANDS = [
     "check",
     "matrix",
@@ -33,6 +33,7 @@ COMMANDS = [
     "patch",
     "prove",
     "cherry-pick",
+    "survey",
 ]
 # What each folder of the package may import, besides itself: a job's
 # top (its commands) may import its sub-jobs; a sub-job only what is below.
@@ -65,12 +66,15 @@ MAY_IMPORT = {
         "diagnosis/checking",
         "diagnosis/loading",
     },
+    # The partitioners' list; its unpatched lowerings import nothing of ours.
+    "survey": {"shared", "diagnosis/checking"},
 }
-JOBS = {"shared", "backport", "upstream", "diagnosis"}
+JOBS = {"shared", "backport", "upstream", "diagnosis", "survey"}
 MAX_MODULES = 8  # per folder, besides __init__ and __main__
 MAX_LINES = 210
 # The package's own code, the upstream files aside: what users install.
-MAX_PACKAGE_LINES = 7500
+# 7500 for the first three jobs; the survey, a fourth, brought about 830.
+MAX_PACKAGE_LINES = 8000
 
 
 # What Python 3.11 and 3.12 added that this code might reach for: on 3.10
@@ -228,7 +232,7 @@ def test_a_folder_imports_only_what_it_may_and_stays_small(folder: str) -> None:
         assert len(path.read_text().splitlines()) <= MAX_LINES, path
 
 
-def test_the_package_is_at_most_7500_lines_of_python() -> None:
+def test_the_package_is_at_most_8000_lines_of_python() -> None:
     # exir/pass_base.py and exir/tests/ are upstream's files, not the tools.
     tools = [
         p
@@ -380,7 +384,11 @@ def test_a_regular_install_runs_the_commands_and_the_backport(
 MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:work|home|root|Users)/|/tmp/[\w.-]+/")
 OWN_ISSUE = re.compile(r"(?<![\w(/&-])#\d{1,3}(?![\w-])|\b[Ii]ssues? \d{1,3}\b")
 # Files whose tests hold such strings as their inputs.
-FIXTURES = {"test/test_docs.py", "test/test_public_api.py"}
+FIXTURES = {
+    "test/test_docs.py",
+    "test/test_public_api.py",
+    "test/survey/test_survey_record.py",
+}
 
 
 def test_no_tracked_file_names_a_machine_path_or_an_own_issue_number() -> None:
