@@ -49,8 +49,8 @@ class _PassesBackend(BackendDetails):  # as Vulkan's runs FuseBatchNormPass
 
 
 class _TablePartitioner(Partitioner):
-    # Delegates the ops that do not read x, leaving the constants' casts out:
-    # the delegate's inputs are x's size and what the casts make, named for them.
+    # Delegates the ops that do not read x but the constants' casts: its inputs are
+    # x's size and what the casts make, named for them, not as lifted constants are.
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         (x,) = exported_program.graph_signature.user_inputs
         cast = exir_ops.edge.dim_order_ops._to_dim_order_copy.default

@@ -53,11 +53,9 @@ WHO = (
 CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
     " lifted constants as real tensors, so it finds none; this takes it from"
-    ' the placeholders\' `meta["val"]` then. Only such graphs change (lifted'
-    ' constants, or real tensors in `meta["args"]`): they trace in that mode as'
-    " graphs with a FakeTensor input do (Python dispatcher,"
-    " `allow_non_fake_inputs`); two modes among their placeholders raise"
-    ' "Multiple fake tensor mode detected." rather than trace in a third.'
+    ' the placeholders\' `meta["val"]` then. Only graphs whose `inputs()` show'
+    " no FakeTensor change: they trace in their placeholders' mode as graphs"
+    " with a FakeTensor input do."
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310
