@@ -113,8 +113,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             torch.testing.assert_close(list(got), want, msg="the constants' values")
 
     def test_one_constant_graph_retraces_in_its_placeholders_mode(self) -> None:
-        # A graph whose only input is one lifted constant retraces in its mode,
-        # also when the op it returns has a val in another, as NXP's passes leave.
+        # A graph of one lifted constant retraces in its placeholders' mode.
         class OneConstant(torch.nn.Module):
             def forward(self) -> torch.Tensor:
                 return torch.tensor([1.0, 2.0]).unsqueeze(0) * 2.5
@@ -122,14 +121,13 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         gm, recording = export(OneConstant(), ()).graph_module, _Recording()
         own = _modes(gm)
         (last,) = gm.graph.output_node().args[0]  # the op the graph returns
-        with FakeTensorMode():  # not the graph's mode
+        with FakeTensorMode():  # a val in another mode, as NXP's passes leave one
             last.meta["val"] = torch.empty(last.meta["val"].shape)
         modes = _modes(recording.call(gm).graph_module, *recording.made)
         self.assertEqual(modes, own, "retraced in the placeholders' mode")
 
     def test_one_pass_instance_retraces_each_graph_in_its_own_mode(self) -> None:
-        # One pass instance retraces each graph in that graph's mode and holds it as
-        # fake_tensor_mode in and after call(), not a mode an earlier graph left.
+        # One instance retraces each graph in its mode, held in and after call().
         programs = [export(_SineFrequencies(), (torch.randn(4, 128),))]
         programs += [export(_Scaled(), (n,)) for n in (3, 4)]  # each its own mode
         recording = _Recording()
