@@ -117,8 +117,9 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
     fixed = "%d of %d" % _counts(data["test_pass_infra.py with the fix"])
     suite = _suite_counts(data["exir/tests differential"])
     said = [
-        f"On {proof['ref']} at {str(proof['commit'])[:12]}, `exir/` as ExecuTorch"
-        f" {env['executorch']}'s (Python {env['python']}, torch {env['torch']},"
+        f"On {proof['ref']} at {str(proof['commit'])[:12]}, its `exir/` in place of"
+        f" an installed ExecuTorch {env['executorch']}'s, which the tests import"
+        f" (Python {env['python']}, torch {env['torch']},"
         f" pytest {env['pytest']}; {pin_in_words(env.get('pytest_pin', ''))}):",
         f"- `python -m pytest {TEST_PASS_INFRA}`: {unfixed} fail with"
         f" `{PASS_BASE}` unchanged, {fixed} with the fix.",
