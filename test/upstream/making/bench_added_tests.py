@@ -36,7 +36,7 @@ from exportpass_fix.upstream.making.trees import executorch_dir, linked_tree
 
 # Loaded by pytest in each run (``-p``): writes, to $BENCH_OUT, each test's
 # setup + call + teardown seconds and the collection's seconds.
-PLUGIN = '''import json, os, time
+PLUGIN = """import json, os, time
 import pytest
 seconds = {}
 collection = []
@@ -53,7 +53,7 @@ def pytest_runtest_logreport(report):
 def pytest_sessionfinish(session):
     with open(os.environ["BENCH_OUT"], "w") as out:
         json.dump({"tests": seconds, "collection": sum(collection)}, out)
-'''
+"""
 ORDERS = (("A", "A again", "C"), ("A again", "C", "A"), ("C", "A", "A again"))
 
 
@@ -81,7 +81,9 @@ def run(tree: Path, collect_only: bool) -> Dict:
     env.update(PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", BENCH_OUT=str(out))
     command = [sys.executable, "-m", "pytest", "-c", str(tree / "pytest.ini")]
     command += ["--rootdir", str(tree), "-p", "no:cacheprovider", "-p", "bench_timing"]
-    command += ["-q", "-p", "no:randomly"] + (["--collect-only"] if collect_only else [])
+    command += ["-q", "-p", "no:randomly"] + (
+        ["--collect-only"] if collect_only else []
+    )
     command.append(str(tree / "executorch" / TEST_PASS_INFRA))
     subprocess.run(command, cwd=tree, env=env, capture_output=True, check=False)
     return json.loads(out.read_text())
@@ -123,16 +125,20 @@ def main(rounds: int) -> None:
                 runs[name] = run(tree, collect_only=name == "C")
             counted = {n: len(runs[n]["tests"]) for n in ("A", "A again")}
             assert min(counted.values()) > 0, f"no test ran: {counted}"
-            a, again = (sums(runs[n], runs["C"]["collection"]) for n in ("A", "A again"))
+            a, again = (
+                sums(runs[n], runs["C"]["collection"]) for n in ("A", "A again")
+            )
             ratios["added/others"] += [a[0] / a[1], again[0] / again[1]]
             ratios["A again/A added"].append(again[0] / a[0])
             ratios["A again/A others"].append(again[1] / a[1])
+            for name, (added, others) in (("A", a), ("A again", again)):
+                print(
+                    f"round {index + 1}: {name:<7} added {added:6.2f} s, others"
+                    f" {others:6.2f} s, added/others {added / others:.2f}"
+                )
             print(
-                f"round {index + 1}: A added {a[0]:.2f} s, others {a[1]:.2f} s"
-                f" ({a[0] / a[1]:.2f}); A again added {again[0]:.2f} s, others"
-                f" {again[1]:.2f} s ({again[0] / again[1]:.2f}); collection"
-                f" {runs['A']['collection']:.2f} s patched,"
-                f" {runs['C']['collection']:.2f} s unpatched",
+                f"round {index + 1}: collection {runs['A']['collection']:.2f} s"
+                f" patched, {runs['C']['collection']:.2f} s unpatched",
                 flush=True,
             )
     for name, values in ratios.items():
