@@ -7,8 +7,9 @@ patched (its ``exir/tests/test_pass_infra.py`` and ``exir/pass_base.py``
 as the patch leaves them) and unpatched (the installed files). Each round
 runs three whole pytest processes, in an order that rotates: A, the
 patched file run whole; A again, the same (the A/A control); C, the
-unpatched file collected only. A plugin times each test's setup, call
-and teardown, and the collection. Per run of the patched file:
+unpatched file collected only. A plugin runs the unpatched file's imports
+before the collection, then times each test's setup, call and teardown,
+and the collection. Per run of the patched file:
 
 - added: the added tests' setup + call + teardown, plus what they add to
   the collection (the patched file's collection time less C's);
@@ -34,12 +35,20 @@ from exportpass_fix.shared.installed import environ_without_hook
 from exportpass_fix.upstream.making.patch import planned_changes
 from exportpass_fix.upstream.making.trees import executorch_dir, linked_tree
 
-# Loaded by pytest in each run (``-p``): writes, to $BENCH_OUT, each test's
-# setup + call + teardown seconds and the collection's seconds.
-PLUGIN = """import json, os, time
+# Loaded by pytest in each run (``-p``): runs the unpatched file's imports
+# first ($BENCH_IMPORTS), so that the collection times only what the file
+# itself costs (importing ExecuTorch takes seconds, and its noise would
+# hide the difference); writes, to $BENCH_OUT, each test's setup + call +
+# teardown seconds and the collection's seconds.
+PLUGIN = """import ast, json, os, time
 import pytest
 seconds = {}
 collection = []
+
+def pytest_configure(config):
+    tree = ast.parse(open(os.environ["BENCH_IMPORTS"]).read())
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    exec(compile(ast.Module(imports, []), "imports", "exec"), {})
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_collection(session):
@@ -79,6 +88,7 @@ def run(tree: Path, collect_only: bool) -> Dict:
     out = tree / "bench.json"
     env = environ_without_hook()
     env.update(PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", BENCH_OUT=str(out))
+    env["BENCH_IMPORTS"] = str(executorch_dir() / TEST_PASS_INFRA)
     command = [sys.executable, "-m", "pytest", "-c", str(tree / "pytest.ini")]
     command += ["--rootdir", str(tree), "-p", "no:cacheprovider", "-p", "bench_timing"]
     command += ["-q", "-p", "no:randomly"] + (
