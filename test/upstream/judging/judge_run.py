@@ -48,8 +48,11 @@ from exportpass_fix.shared.fix_source import (  # noqa: E402
 )
 from exportpass_fix.shared.method_code import compiled_method  # noqa: E402
 from judge_held import HELD_FLOWS  # noqa: E402
-from judge_shapes import counting_shapes, SHAPE_FLOWS  # noqa: E402
-from judge_shapes import programs_made_afresh as shape_programs_afresh  # noqa: E402
+from judge_shapes import (  # noqa: E402
+    counting_shapes,
+    programs_made_afresh as shape_programs_afresh,
+    SHAPE_FLOWS,
+)
 from judge_witnesses import FLOWS, OK, programs_made_afresh  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
