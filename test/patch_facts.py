@@ -10,7 +10,9 @@ NEW_TESTS = {
     for name in (
         "test_delegate_of_lifted_constants_lowers",
         "test_placeholder_receives_the_constants_values",
-        "test_one_pass_instance_retraces_each_method_in_its_own_mode",
+        "test_one_constant_graph_retraces_in_its_placeholders_mode",
+        "test_one_pass_instance_retraces_each_graph_in_its_own_mode",
+        "test_graph_without_inputs_retraces_fake",
     )
 }
 

@@ -138,6 +138,7 @@ _JUDGE = (
     "judge_held.py",
     "judge_programs.py",
     "judge_run.py",
+    "judge_shapes.py",
     "judge_variants.json",
     "judge_witnesses.py",
 )
@@ -170,6 +171,10 @@ SOURCES: Dict[str, Source] = {
             "test/backport/bench_export_pass.py",
         ),
         bench="test/backport/bench_export_pass.py",
+    ),
+    "docs/records/bench_added_tests.json": Source(
+        _PATCH_CODE + ("test/upstream/making/bench_added_tests.py",),
+        bench="test/upstream/making/bench_added_tests.py",
     ),
     # What judge_run.py reads: not the audit, the report or the tests of it.
     "docs/records/mutants.json": Source(

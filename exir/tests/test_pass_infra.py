@@ -22,129 +22,126 @@ from executorch.exir.backend.partitioner import (
     Partitioner,
     PartitionResult,
 )
-from executorch.exir.backend.utils import tag_constant_data
 from executorch.exir.dialects._ops import ops as exir_ops
-from executorch.exir.lowered_backend_module import LoweredBackendModule
 from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
-from executorch.exir.program import to_edge
-from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.export import Dim, export, ExportedProgram
 
 
-class _SineFrequencies(torch.nn.Module):
-    # #22309's model, reduced: a table that depends on x's size only.
+class _SineFrequencies(torch.nn.Module):  # #22309's model: a table of x's size
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         t = torch.arange(x.shape[1], dtype=torch.float32)
         return x + 10000.0 ** (2 * torch.floor(t / 2) / 128)
 
 
-class _Tripling(ExportPass):
-    # Keeps placeholder() args; triples the output by a tensor it makes and keeps.
-    received: tuple[Argument, ...] = ()
-    made: tuple[tuple[torch.Tensor, FakeTensorMode | None], ...] = ()
-
-    def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
-        self.received += (arg,)
-        return super().placeholder(name, arg, meta)
-
-    def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
-        three = torch.tensor(3.0)
-        self.made += ((three, self.fake_tensor_mode),)
-        args = (results[0], three)
-        first = self.call_operator(exir_ops.edge.aten.mul.Tensor, args, {}, meta)
-        return super().output([first, *results[1:]], meta)
+class _Scaled(torch.nn.Module):
+    def forward(self, n: int) -> torch.Tensor:  # lifted: one constant, then n
+        return torch.tensor([1.0, 2.0]) * 2.5
 
 
-class _PassesBackend(BackendDetails):
-    # Runs `passes` over its delegate, as Vulkan's runs FuseBatchNormPass.
-    passes: list[ExportPass] = []
-
+class _PassesBackend(BackendDetails):  # as Vulkan's runs FuseBatchNormPass
     @staticmethod
     def preprocess(
         edge_program: ExportedProgram, compile_specs: list[CompileSpec]
     ) -> PreprocessResult:
-        exir.EdgeProgramManager(edge_program).transform(_PassesBackend.passes)
+        exir.EdgeProgramManager(edge_program).transform([ExportPass()])
         return PreprocessResult(processed_bytes=b"")
 
 
 class _TablePartitioner(Partitioner):
-    # Delegates the ops that do not read x, the constants' casts only if `casts`.
-    def __init__(self, casts: bool) -> None:
-        super().__init__()
-        self.casts = casts
-
+    # Delegates the ops that do not read x but the constants' casts: its inputs are
+    # x's size and what the casts make, named for them, not as lifted constants are.
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         (x,) = exported_program.graph_signature.user_inputs
         cast = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
         for node in exported_program.graph_module.graph.nodes:
-            if node.target == cast and not self.casts:
-                continue
-            if node.op == "call_function" and x not in map(str, node.all_input_nodes):
+            reads_x = x in map(str, node.all_input_nodes)
+            if node.op == "call_function" and node.target != cast and not reads_x:
                 node.meta["delegation_tag"] = "table"
-        tag_constant_data(exported_program)
         spec = DelegationSpec(_PassesBackend.__name__, [])
         return PartitionResult(exported_program, {"table": spec})
 
 
-class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
-    """ExportPass retraces a graph in its placeholders' fake mode, even if its tensor
-    inputs are all lifted constants (#22309; placeholder() gets their values), else in a
-    new one (what call() makes is fake), held as fake_tensor_mode in and after it."""
+class _Recording(ExportPass):
+    # Keeps what placeholder() gets and the mode held, and a tensor it makes (fake in
+    # a mode); scales the first output by a real one it holds, as FuseBatchNormPass.
+    received: tuple[Argument, ...] = ()  # each instance gets its own on +=
+    held: tuple[FakeTensorMode | None, ...] = ()
+    made: tuple[torch.Tensor, ...] = ()
+    real = torch.tensor(3.0)
 
-    def _lower(self, passes: list[ExportPass], casts: bool = True) -> ExportedProgram:
-        # Lowers _SineFrequencies as eager runs it; returns the table it delegated.
-        _PassesBackend.passes = passes
-        self.addCleanup(setattr, _PassesBackend, "passes", [])
+    def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
+        self.received += (arg,)
+        self.held += (self.fake_tensor_mode,)
+        return super().placeholder(name, arg, meta)
+
+    def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
+        self.made += (torch.tensor(3.0),)
+        args = (results[0], self.real)
+        first = self.call_operator(torch.ops.aten.mul.Tensor, args, {}, meta)
+        return super().output([first, *results[1:]], meta)
+
+
+def _modes(gm: torch.fx.GraphModule, *made: torch.Tensor) -> set[object]:
+    # The fake modes of gm's tensor vals and of `made` (None: a real tensor).
+    vals = [node.meta.get("val") for node in gm.graph.nodes] + list(made)
+    return {getattr(v, "fake_mode", None) for v in vals if isinstance(v, torch.Tensor)}
+
+
+class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
+    """ExportPass retraces a graph in its placeholders' fake mode, held as
+    fake_tensor_mode, even if they are lifted constants (#22309), else in a new one."""
+
+    def test_delegate_of_lifted_constants_lowers(self) -> None:
+        # A delegate whose inputs are x's size and lifted constants lowers.
         x = torch.randn(4, 128)
         program = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,), dynamic_shapes={"x": {1: Dim("n")}}),
-            partitioner=[_TablePartitioner(casts)],
+            partitioner=[_TablePartitioner()],
         ).exported_program()
-        torch.testing.assert_close(program.module()(x), _SineFrequencies()(x))
-        lowered = program.graph_module.lowered_module_0
-        assert isinstance(lowered, LoweredBackendModule)
-        return lowered.original_module
-
-    def test_delegate_of_lifted_constants_lowers(self) -> None:
-        # A delegate of x's size and lifted constants lowers, or of the constants' casts.
-        self._lower([ExportPass()], casts=True)
-        self._lower([ExportPass()], casts=False)
+        torch.testing.assert_close(
+            program.module()(x), _SineFrequencies()(x), msg="lowers"
+        )
 
     def test_placeholder_receives_the_constants_values(self) -> None:
         # placeholder() gets the constants' real values, in two passes in a row.
-        first, second = _Tripling(), _Tripling()
-        values = list(self._lower([first, second]).state_dict.values())
-        for tripling in (first, second):  # x's size aside
-            received = [a for a in tripling.received if isinstance(a, torch.Tensor)]
-            self.assertEqual([type(a) for a in received], [torch.Tensor] * len(values))
-            torch.testing.assert_close(received, values)
+        program, first, second = export(_Scaled(), (3,)), _Recording(), _Recording()
+        second.call(first.call(program.graph_module).graph_module)
+        want = [*program.constants.values(), 3]  # the one constant, then n
+        for got in (first.received, second.received):
+            self.assertEqual([type(a) for a in got], [torch.Tensor, int], "real values")
+            torch.testing.assert_close(list(got), want, msg="the constants' values")
 
-    def test_one_pass_instance_retraces_each_method_in_its_own_mode(self) -> None:
-        # One instance retraces each method in its own mode, held in and after call().
-        class ScaledRange(torch.nn.Module):  # n keeps a placeholder: 2.5 is lifted
-            def forward(self, n: int) -> torch.Tensor:
-                return (torch.arange(4, dtype=torch.float32) * 2.5).unsqueeze(0)
+    def test_one_constant_graph_retraces_in_its_placeholders_mode(self) -> None:
+        # A graph of one lifted constant retraces in its placeholders' mode.
+        class OneConstant(torch.nn.Module):
+            def forward(self) -> torch.Tensor:
+                return torch.tensor([1.0, 2.0]).unsqueeze(0) * 2.5
 
-        class Ones(torch.nn.Module):  # no placeholder
+        gm, recording = export(OneConstant(), ()).graph_module, _Recording()
+        own = _modes(gm)
+        (last,) = gm.graph.output_node().args[0]  # the op the graph returns
+        with FakeTensorMode():  # a val in another mode, as NXP's passes leave one
+            last.meta["val"] = torch.empty(last.meta["val"].shape)
+        modes = _modes(recording.call(gm).graph_module, *recording.made)
+        self.assertEqual(modes, own, "retraced in the placeholders' mode")
+
+    def test_one_pass_instance_retraces_each_graph_in_its_own_mode(self) -> None:
+        # One instance retraces each graph in its mode, held in and after call().
+        programs = [export(_SineFrequencies(), (torch.randn(4, 128),))]
+        programs += [export(_Scaled(), (n,)) for n in (3, 4)]  # each its own mode
+        recording = _Recording()
+        for gm in [p.graph_module for p in programs]:  # x, then a constant beside n
+            modes = _modes(recording.call(gm).graph_module, recording.made[-1])
+            modes |= {recording.held[-1], recording.fake_tensor_mode}
+            self.assertEqual(modes, _modes(gm), "each graph in its own mode, held")
+
+    def test_graph_without_inputs_retraces_fake(self) -> None:
+        # A graph without placeholders retraces fake, in one mode.
+        class Ones(torch.nn.Module):
             def forward(self) -> torch.Tensor:
                 return torch.ones(1, 4)
 
-        methods = {  # exported apart: each has its own fake mode
-            "scaled": export(ScaledRange(), (3,)),
-            "sine": export(_SineFrequencies(), (torch.randn(4, 128),)),
-            "ones": export(Ones(), ()),
-            "scaled_again": export(ScaledRange(), (4,)),
-        }
-        edge, tripling = to_edge(methods), _Tripling()
-        for name in methods:  # one pass instance over them all, in turn
-            gm = edge.exported_program(name).graph_module
-            inputs = [p.meta["val"] for p in gm.graph.find_nodes(op="placeholder")]
-            own = {v.fake_mode for v in inputs if isinstance(v, FakeTensor)}
-            last_op = list(gm.graph.nodes)[-2]
-            with FakeTensorMode():  # as NXP's passes leave one: not the graph's mode
-                last_op.meta["val"] = torch.empty(last_op.meta["val"].shape)
-            vals = [n.meta["val"] for n in tripling.call(gm).graph_module.graph.nodes]
-            three, held = tripling.made[-1]  # made while retracing: fake, in that mode
-            modes = {getattr(three, "fake_mode", None), held, tripling.fake_tensor_mode}
-            modes |= {v.fake_mode for v in vals if isinstance(v, FakeTensor)}
-            self.assertEqual(modes, {held} if not own else own, name)
+        gm, recording = export(Ones(), ()).graph_module, _Recording()
+        modes = _modes(recording.call(gm).graph_module, *recording.made)
+        self.assertTrue(len(modes) == 1 and None not in modes, "retraced fake")

@@ -90,10 +90,8 @@ def reason(table: Dict[str, object], onto: str) -> str:
     return (
         f"Why ({why}): lowering aborts with a fake mode mismatch when a"
         " partitioner delegates a subgraph whose only inputs are lifted"
-        " constants (on 1.5.1, Vulkan and WebGPU did for stand-in models computing"
-        " a sine position embedding or a RoPE cache in forward, and there the"
-        " error blames FuseBatchNormPass); outside the tests, the change is to"
-        " _ExportPassBase.call alone."
+        " constants (on 1.5.1, Vulkan and WebGPU did for stand-in models); outside"
+        " the tests, the change is to _ExportPassBase.call alone."
     )
 
 

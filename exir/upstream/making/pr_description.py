@@ -53,11 +53,9 @@ WHO = (
 CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
     " lifted constants as real tensors, so it finds none; this takes it from"
-    ' the placeholders\' `meta["val"]` then. Only such graphs change (lifted'
-    ' constants, or real tensors in `meta["args"]`): they trace in that mode as'
-    " graphs with a FakeTensor input do (Python dispatcher,"
-    " `allow_non_fake_inputs`); two modes among their placeholders raise"
-    ' "Multiple fake tensor mode detected." rather than trace in a third.'
+    ' the placeholders\' `meta["val"]` then. Only graphs whose `inputs()` show'
+    " no FakeTensor change: they trace in their placeholders' mode as graphs"
+    " with a FakeTensor input do."
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310
@@ -119,8 +117,9 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
     fixed = "%d of %d" % _counts(data["test_pass_infra.py with the fix"])
     suite = _suite_counts(data["exir/tests differential"])
     said = [
-        f"On {proof['ref']} at {str(proof['commit'])[:12]}, `exir/` as ExecuTorch"
-        f" {env['executorch']}'s (Python {env['python']}, torch {env['torch']},"
+        f"On {proof['ref']} at {str(proof['commit'])[:12]}, its `exir/` in place of"
+        f" an installed ExecuTorch {env['executorch']}'s, which the tests import"
+        f" (Python {env['python']}, torch {env['torch']},"
         f" pytest {env['pytest']}; {pin_in_words(env.get('pytest_pin', ''))}):",
         f"- `python -m pytest {TEST_PASS_INFRA}`: {unfixed} fail with"
         f" `{PASS_BASE}` unchanged, {fixed} with the fix.",

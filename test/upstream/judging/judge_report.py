@@ -1,6 +1,7 @@
 """What docs/tests.md shows of a kill-table record (``judge_run.py``'s
-output kept by test/record_output.py): the tally, the acceptable variants,
-and each test with the wrong variants it fails on. Imports no ExecuTorch.
+output kept by test/record_output.py): the tally, the graph shapes the
+flows gave ``call``, the acceptable variants, and each test with the wrong
+variants it fails on. Imports no ExecuTorch.
 
     python test/upstream/judging/judge_report.py docs/records/mutants.json
 """
@@ -38,6 +39,14 @@ def tally(table: Dict) -> str:
     )
 
 
+def shapes(table: Dict) -> str:
+    """The graph shapes ``call`` was given while the flows ran under the fix."""
+    counts = dict(table.get("shapes_given_call_under_the_fix") or {})
+    calls = counts.pop("calls", 0)
+    said = "; ".join(f"{shape}: {count}" for shape, count in counts.items())
+    return f"Calls of `call` while the flows ran under the fix: {calls}; {said}."
+
+
 def per_test(rows: List[Dict]) -> str:
     """Each test and the wrong variants it is the first to fail on (the run
     stops a wrong variant's tests at the first failure)."""
@@ -58,6 +67,7 @@ def render(table: Dict) -> str:
     return "\n\n".join(
         [
             tally(table),
+            shapes(table),
             "The acceptable variants: " + "; ".join(accepted) + ".",
             per_test(rows),
         ]

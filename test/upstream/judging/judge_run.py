@@ -48,6 +48,11 @@ from exportpass_fix.shared.fix_source import (  # noqa: E402
 )
 from exportpass_fix.shared.method_code import compiled_method  # noqa: E402
 from judge_held import HELD_FLOWS  # noqa: E402
+from judge_shapes import (  # noqa: E402
+    counting_shapes,
+    programs_made_afresh as shape_programs_afresh,
+    SHAPE_FLOWS,
+)
 from judge_witnesses import FLOWS, OK, programs_made_afresh  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -57,7 +62,7 @@ TESTS = REPO / "exir" / "tests" / "test_pass_infra.py"
 FIX, UNFIXED = "this project's", "unfixed upstream"
 TIMEOUT_SECONDS = 300
 # The held mode's flows last: the variants only they show wrong are few.
-ALL_FLOWS = [*FLOWS, *HELD_FLOWS]
+ALL_FLOWS = [*FLOWS, *HELD_FLOWS, *SHAPE_FLOWS]
 # Children at once: 2 cores, and a third keeps both busy while another
 # forks, starts or sends its answer.
 WORKERS = 3
@@ -96,7 +101,9 @@ def test_case() -> type:
 # same first failure as the record.
 TEST_ORDER = (
     "test_placeholder_receives_the_constants_values",
-    "test_one_pass_instance_retraces_each_method_in_its_own_mode",
+    "test_one_constant_graph_retraces_in_its_placeholders_mode",
+    "test_one_pass_instance_retraces_each_graph_in_its_own_mode",
+    "test_graph_without_inputs_retraces_fake",
     "test_delegate_of_lifted_constants_lowers",
 )
 
@@ -131,23 +138,32 @@ def collect_cia_ops_once() -> None:
             module._collect_all_valid_cia_ops = lambda: ops
 
 
-def observe(text: Optional[str], case: Optional[type], every_witness: bool) -> Dict:
+def observe(
+    text: Optional[str],
+    case: Optional[type],
+    every_witness: bool,
+    shapes: Optional[Dict[str, int]] = None,
+) -> Dict:
     """In this process: install ``text`` as ``call``, run the flows (all,
     or up to the first that shows a witness failing) and the tests (all, or
-    for a variant a witness shows wrong up to the first that fails)."""
+    for a variant a witness shows wrong up to the first that fails); into
+    ``shapes``, the counts of the graph shapes the flows gave ``call``."""
     if text is not None:
         call = compiled_method(pass_base, PATCHED_CLASS, text, "<variant>")
         setattr(pass_base._ExportPassBase, PATCHED_METHOD, call)
     shown: Dict[str, str] = {}
-    for flow in ALL_FLOWS:
-        try:
-            shown.update(flow.run())
-        except Exception as error:  # the flow's own checks, broken by the variant
-            shown.update(
-                {name: f"raises {type(error).__name__}" for name in flow.witnesses}
-            )
-        if set(shown.values()) != {OK} and not every_witness:
-            break
+    with counting_shapes() as counted:
+        for flow in ALL_FLOWS:
+            try:
+                shown.update(flow.run())
+            except Exception as error:  # the flow's own checks, broken by it
+                shown.update(
+                    {name: f"raises {type(error).__name__}" for name in flow.witnesses}
+                )
+            if set(shown.values()) != {OK} and not every_witness:
+                break
+    if shapes is not None:
+        shapes.update(counted)
     wrong = set(shown.values()) != {OK}
     failing = failing_tests(case, wrong) if case is not None else []
     return {"witnesses": shown, "failing_tests": failing}
@@ -219,8 +235,10 @@ def judge(with_tests: bool = True) -> Dict:
     fix_row = next(r for r in rows if r["name"] == FIX)
     say("the fix, in this process (warms the caches) ...")
     original = vars(pass_base._ExportPassBase)[PATCHED_METHOD]
-    fix_seen = observe(fix_row["text"], case or test_case(), True)
+    shapes: Dict[str, int] = {}
+    fix_seen = observe(fix_row["text"], case or test_case(), True, shapes)
     programs_made_afresh()
+    shape_programs_afresh()
     setattr(pass_base._ExportPassBase, PATCHED_METHOD, original)
     broken = [n for n, shown in fix_seen["witnesses"].items() if shown != OK]
     if not with_tests:
@@ -243,6 +261,9 @@ def judge(with_tests: bool = True) -> Dict:
         "torch": torch.__version__,
         "flows": {flow.flow: list(flow.witnesses) for flow in ALL_FLOWS},
         "witnesses_failing_the_fix": broken,
+        # Calls of call while the flows ran under the fix, and those given
+        # each graph shape a fix can miss.
+        "shapes_given_call_under_the_fix": shapes,
         "variants": judged,
     }
 

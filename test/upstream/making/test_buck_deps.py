@@ -35,8 +35,6 @@ NEW_EVERYWHERE = {
     "executorch.exir.backend.backend_details": "//executorch/exir/backend:backend_details",
     "executorch.exir.backend.compile_spec_schema": "//executorch/exir/backend:compile_spec_schema",
     "executorch.exir.backend.partitioner": "//executorch/exir/backend:partitioner",
-    "executorch.exir.backend.utils": "//executorch/exir/backend:utils",
-    "executorch.exir.lowered_backend_module": "//executorch/exir:lowered_backend_module",
 }
 # 1.0.x's test file does not import pass_base yet.
 TARGET_OF_MODULE = {
@@ -123,10 +121,9 @@ def test_hunk_adds_a_dep_per_new_import_in_buildifier_order(
     deps = _pass_infra_deps((tree / build_file).read_text())
     assert set(deps) == set(OLD_DEPS) | expected
     assert deps == sorted(deps, key=dep_sort_key)
-    assert deps[:4] == [
+    assert deps[:3] == [
         "//caffe2:torch",
         "//executorch/exir:lib",
-        "//executorch/exir:lowered_backend_module",
         "//executorch/exir:pass_manager",
     ]
     changed = git(tree, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split()
@@ -143,7 +140,7 @@ def test_hunk_adds_a_dep_per_new_import_in_buildifier_order(
 @pytest.mark.parametrize(
     "case, message",
     [
-        ("undefined target", "lists the source of executorch.exir.backend.utils"),
+        ("undefined target", "lists the source of executorch.exir.backend.partitioner"),
         ("no pass_infra", "no pass_infra target in exir/tests"),
     ],
 )
@@ -151,7 +148,7 @@ def test_a_tree_whose_build_files_lack_a_target_is_refused(
     case: str, message: str, tmp_path: Path
 ) -> None:
     if case == "undefined target":
-        tree = _tree(tmp_path / "et", "main", drop="utils")
+        tree = _tree(tmp_path / "et", "main", drop="partitioner")
     else:
         tree = _tree(tmp_path / "et", "main")
         bzl = tree / "exir/tests/targets.bzl"

@@ -112,8 +112,9 @@ def test_the_body_quotes_the_proof_of_this_patch(
     # The wheel's tree has no requirements-dev.txt: no pin, and it says so.
     assert env["pytest_pin"] == ""
     assert (
-        f" at {proof['commit'][:12]}, `exir/` as ExecuTorch"
-        f" {env['executorch']}'s (Python {env['python']}, torch {env['torch']},"
+        f" at {proof['commit'][:12]}, its `exir/` in place of an installed"
+        f" ExecuTorch {env['executorch']}'s, which the tests import"
+        f" (Python {env['python']}, torch {env['torch']},"
         f" pytest {env['pytest']}; no pin):" in plan
     )
     unfixed = data["test_pass_infra.py without the fix"]
