@@ -187,12 +187,6 @@ SOURCES: Dict[str, Source] = {
     "docs/records/upstream-body-main.json": Source(
         _BODY + ("docs/records/prove-main.json",), before=TREE, tree="cff6f4dd32e6"
     ),
-    "docs/records/upstream-body-release-1.4.json": Source(
-        _BODY + ("docs/records/prove-release-1.4.json",),
-        release="1.4.1",  # patch takes a proof only over the release it ran over
-        before=TREE,
-        tree="e4d02f41f790",
-    ),
     "docs/records/upstream-tests-only.json": Source(_BODY, before=STAND_IN),
     # The release table: a row per release, so no one release.
     "exir/shared/releases.json": Source(
