@@ -46,7 +46,10 @@ def main() -> int:
         log.seek(0)
         lines = log.read().splitlines()
     counts = [m.group(1) for m in map(CLOSING.match, lines) if m]
-    print(f"pytest {' '.join(args)}".rstrip() + f": {counts[-1] if counts else 'no closing line'}")
+    print(
+        f"pytest {' '.join(args)}".rstrip()
+        + f": {counts[-1] if counts else 'no closing line'}"
+    )
     print(f"wall time: {wall / 60:.1f} minutes on {os.cpu_count()} cores")
     print(f"load average before: {before:.1f}, highest while it ran: {highest:.1f}")
     if suite.returncode:
