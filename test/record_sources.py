@@ -137,6 +137,7 @@ class Source(NamedTuple):
 _JUDGE = (
     "judge_held.py",
     "judge_programs.py",
+    "judge_raised.py",
     "judge_run.py",
     "judge_shapes.py",
     "judge_variants.json",

@@ -24,7 +24,7 @@ from executorch.exir.backend.partitioner import (
 )
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.pass_base import Argument, ExportPass, NodeMetadata, ProxyValue
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import Dim, export, ExportedProgram
 
 
@@ -34,9 +34,9 @@ class _SineFrequencies(torch.nn.Module):  # #22309's model: a table of x's size
         return x + 10000.0 ** (2 * torch.floor(t / 2) / 128)
 
 
-class _Scaled(torch.nn.Module):
-    def forward(self, n: int) -> torch.Tensor:  # lifted: one constant, then n
-        return torch.tensor([1.0, 2.0]) * 2.5
+class _Scaled(torch.nn.Module):  # lifted: one constant, then n if it is given
+    def forward(self, n: int = 0) -> torch.Tensor:
+        return torch.tensor([1.0, 2.0]).unsqueeze(0) * 2.5
 
 
 class _PassesBackend(BackendDetails):  # as Vulkan's runs FuseBatchNormPass
@@ -95,13 +95,12 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     def test_delegate_of_lifted_constants_lowers(self) -> None:
         # A delegate whose inputs are x's size and lifted constants lowers.
         x = torch.randn(4, 128)
-        program = exir.to_edge_transform_and_lower(
+        lowered = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,), dynamic_shapes={"x": {1: Dim("n")}}),
             partitioner=[_TablePartitioner()],
-        ).exported_program()
-        torch.testing.assert_close(
-            program.module()(x), _SineFrequencies()(x), msg="lowers"
         )
+        module = lowered.exported_program().module()
+        torch.testing.assert_close(module(x), _SineFrequencies()(x), msg="lowers")
 
     def test_placeholder_receives_the_constants_values(self) -> None:
         # placeholder() gets the constants' real values, in two passes in a row.
@@ -114,11 +113,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
 
     def test_one_constant_graph_retraces_in_its_placeholders_mode(self) -> None:
         # A graph of one lifted constant retraces in its placeholders' mode.
-        class OneConstant(torch.nn.Module):
-            def forward(self) -> torch.Tensor:
-                return torch.tensor([1.0, 2.0]).unsqueeze(0) * 2.5
-
-        gm, recording = export(OneConstant(), ()).graph_module, _Recording()
+        gm, recording = export(_Scaled(), ()).graph_module, _Recording()
         own = _modes(gm)
         (last,) = gm.graph.output_node().args[0]  # the op the graph returns
         with FakeTensorMode():  # a val in another mode, as NXP's passes leave one
@@ -145,3 +140,10 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         gm, recording = export(Ones(), ()).graph_module, _Recording()
         modes = _modes(recording.call(gm).graph_module, *recording.made)
         self.assertTrue(len(modes) == 1 and None not in modes, "retraced fake")
+
+    def test_pass_that_raises_leaves_no_mode_entered(self) -> None:
+        # A pass that raises leaves no fake mode entered: eager tensors stay real.
+        recording, gm = _Recording(), export(_Scaled(), ()).graph_module
+        recording.real = torch.ones(3)  # its mul of the (1, 2) output then raises
+        self.assertRaises(RuntimeError, recording.call, gm)
+        self.assertNotIsInstance(torch.ones(1), FakeTensor, "no mode left entered")

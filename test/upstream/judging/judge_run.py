@@ -48,6 +48,7 @@ from exportpass_fix.shared.fix_source import (  # noqa: E402
 )
 from exportpass_fix.shared.method_code import compiled_method  # noqa: E402
 from judge_held import HELD_FLOWS  # noqa: E402
+from judge_raised import RAISED_FLOWS  # noqa: E402
 from judge_shapes import (  # noqa: E402
     counting_shapes,
     programs_made_afresh as shape_programs_afresh,
@@ -62,7 +63,7 @@ TESTS = REPO / "exir" / "tests" / "test_pass_infra.py"
 FIX, UNFIXED = "this project's", "unfixed upstream"
 TIMEOUT_SECONDS = 300
 # The held mode's flows last: the variants only they show wrong are few.
-ALL_FLOWS = [*FLOWS, *HELD_FLOWS, *SHAPE_FLOWS]
+ALL_FLOWS = [*FLOWS, *HELD_FLOWS, *SHAPE_FLOWS, *RAISED_FLOWS]
 # Children at once: 2 cores, and a third keeps both busy while another
 # forks, starts or sends its answer.
 WORKERS = 3
@@ -104,6 +105,7 @@ TEST_ORDER = (
     "test_one_constant_graph_retraces_in_its_placeholders_mode",
     "test_one_pass_instance_retraces_each_graph_in_its_own_mode",
     "test_graph_without_inputs_retraces_fake",
+    "test_pass_that_raises_leaves_no_mode_entered",
     "test_delegate_of_lifted_constants_lowers",
 )
 
