@@ -13,6 +13,7 @@ NEW_TESTS = {
         "test_one_constant_graph_retraces_in_its_placeholders_mode",
         "test_one_pass_instance_retraces_each_graph_in_its_own_mode",
         "test_graph_without_inputs_retraces_fake",
+        "test_pass_that_raises_leaves_no_mode_entered",
     )
 }
 

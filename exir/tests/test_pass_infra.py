@@ -44,7 +44,7 @@ class _PassesBackend(BackendDetails):  # as Vulkan's runs FuseBatchNormPass
     def preprocess(
         edge_program: ExportedProgram, compile_specs: list[CompileSpec]
     ) -> PreprocessResult:
-        exir.EdgeProgramManager(edge_program).transform([ExportPass()])
+        exir.EdgeProgramManager(edge_program).transform([_Recording()])
         return PreprocessResult(processed_bytes=b"")
 
 
@@ -78,7 +78,7 @@ class _Recording(ExportPass):
     def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
         self.made += (torch.tensor(3.0),)
         args = (results[0], self.real)
-        first = self.call_operator(torch.ops.aten.mul.Tensor, args, {}, meta)
+        first = self.call_operator(exir_ops.edge.aten.mul.Tensor, args, {}, meta)
         return super().output([first, *results[1:]], meta)
 
 
