@@ -34,12 +34,12 @@ class _SineFrequencies(torch.nn.Module):  # #22309's model: a table of x's size
         return x + 10000.0 ** (2 * torch.floor(t / 2) / 128)
 
 
-class _Scaled(torch.nn.Module):  # lifted: one constant, then n if it is given
+class _Scaled(torch.nn.Module):  # its inputs: a lifted constant; n, if it is given
     def forward(self, n: int = 0) -> torch.Tensor:
         return torch.tensor([1.0, 2.0]).unsqueeze(0) * 2.5
 
 
-class _PassesBackend(BackendDetails):  # as Vulkan's runs FuseBatchNormPass
+class _PassesBackend(BackendDetails):  # runs a pass, as Vulkan's FuseBatchNormPass
     @staticmethod
     def preprocess(
         edge_program: ExportedProgram, compile_specs: list[CompileSpec]
@@ -55,7 +55,7 @@ class _TablePartitioner(Partitioner):
         (x,) = exported_program.graph_signature.user_inputs
         cast = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
         for node in exported_program.graph_module.graph.nodes:
-            reads_x = x in map(str, node.all_input_nodes)
+            reads_x = x in [arg.name for arg in node.all_input_nodes]
             if node.op == "call_function" and node.target != cast and not reads_x:
                 node.meta["delegation_tag"] = "table"
         spec = DelegationSpec(_PassesBackend.__name__, [])
@@ -68,7 +68,7 @@ class _Recording(ExportPass):
     received: tuple[Argument, ...] = ()  # each instance gets its own on +=
     held: tuple[FakeTensorMode | None, ...] = ()
     made: tuple[torch.Tensor, ...] = ()
-    real = torch.tensor(3.0)
+    real: torch.Tensor = torch.tensor(3.0)
 
     def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
         self.received += (arg,)
@@ -116,7 +116,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         gm, recording = export(_Scaled(), ()).graph_module, _Recording()
         own = _modes(gm)
         (last,) = gm.graph.output_node().args[0]  # the op the graph returns
-        with FakeTensorMode():  # a val in another mode, as NXP's passes leave one
+        with FakeTensorMode():  # a foreign val on an op, as NXP's passes leave one
             last.meta["val"] = torch.empty(last.meta["val"].shape)
         modes = _modes(recording.call(gm).graph_module, *recording.made)
         self.assertEqual(modes, own, "retraced in the placeholders' mode")
@@ -144,6 +144,6 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     def test_pass_that_raises_leaves_no_mode_entered(self) -> None:
         # A pass that raises leaves no fake mode entered: eager tensors stay real.
         recording, gm = _Recording(), export(_Scaled(), ()).graph_module
-        recording.real = torch.ones(3)  # its mul of the (1, 2) output then raises
+        recording.real = torch.ones(3)  # so that output()'s mul by it raises
         self.assertRaises(RuntimeError, recording.call, gm)
         self.assertNotIsInstance(torch.ones(1), FakeTensor, "no mode left entered")
