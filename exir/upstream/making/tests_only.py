@@ -75,10 +75,14 @@ class Measured:
             f"With ExecuTorch {env['executorch']}'s unfixed `call` in its place,"
             f" {_fail(unfixed)}, {'all new tests' if unfixed > 1 else 'a new test'}.",
         ]
+        failing = {name.rsplit("::", 1)[-1] for name in self.unfixed.failed}
+        either = ", ".join(f"`{n}`" for n in sorted(new_test_names() - failing))
         if others > 1 and others_too:
-            said.append(f"The other {others} new tests pass either way.")
+            said.append(f"The other {others} new tests pass either way ({either}).")
         elif others and others_too:
-            said.append("The other new test passes either way.")
+            said.append(f"The other new test passes either way ({either}).")
+        if others and others_too:  # the kill table's record holds each to one
+            said.append("Each of those fails with a wrong fix we tried.")
         return " ".join(said)
 
 

@@ -109,3 +109,12 @@ def test_the_judge_orders_every_new_test_and_only_those() -> None:
     ]
     tests = (REPO / "exir" / "tests" / "test_pass_infra.py").read_text()
     assert sorted(order) == sorted(re.findall(r"\n    def (test_\w+)\(", tests))
+
+
+@pytest.mark.once
+def test_every_new_test_fails_with_some_wrong_fix() -> None:
+    # The tests-only message says so of those that pass on the unfixed call.
+    tests = (REPO / "exir" / "tests" / "test_pass_infra.py").read_text()
+    failing = [r["failing_tests"] for r in read_record(RECORD)["variants"]]
+    for test in re.findall(r"\n    def (test_\w+)\(", tests):
+        assert any(test in names for names in failing), test
