@@ -2,8 +2,7 @@
 
 ``survey --record FILE`` surveys, or resumes from FILE, every model the
 selection names (``zoo``), and prints the counts (``--json``: the record);
-``survey --from-record FILE`` renders a record, measuring nothing (``--summary``:
-the counts; ``--markdown``: the generated page docs/survey.md). Bad input
+``survey --from-record FILE`` renders a record, measuring nothing. Bad input
 is refused before anything is imported or written.
 """
 
@@ -47,8 +46,6 @@ def _refusal(args: argparse.Namespace) -> Optional[str]:
 
     if (args.record is None) == (args.from_record is None):
         return "give one of --record FILE (survey) and --from-record FILE (render)"
-    if args.form and not args.from_record:
-        return f"--{args.form} renders a record: give --from-record FILE"
     path = Path(args.record or args.from_record)
     if args.record and not path.parent.is_dir():
         return f"{path.parent} is no directory"
@@ -90,7 +87,7 @@ def _survey(args: argparse.Namespace) -> int:
     path = Path(args.record or args.from_record)
     record = records.load(path)
     if args.from_record:
-        print(_rendered(record, args))
+        print(json.dumps(record, indent=1) if args.json else records.render(record))
         return EXIT_OK
     from .zoo import versions
 
@@ -118,16 +115,6 @@ def _survey(args: argparse.Namespace) -> int:
     say("done")
     print(json.dumps(record, indent=1) if args.json else records.render(record))
     return EXIT_OK
-
-
-def _rendered(record: dict, args: argparse.Namespace) -> str:
-    from . import page, record as records
-
-    if args.json:
-        return json.dumps(record, indent=1)
-    if args.form == "summary":
-        return page.summary(record)
-    return page.markdown(record) if args.form == "markdown" else records.render(record)
 
 
 def _select(record: dict, zoos: list, say) -> None:
@@ -164,20 +151,5 @@ def add_commands(
     survey.add_argument(
         "--memory-gib", type=_positive, help=f"a process's (default {MEMORY_GIB})"
     )
-    shown = survey.add_mutually_exclusive_group()
-    shown.add_argument("--json", action="store_true", help="the record as JSON")
-    shown.add_argument(
-        "--summary",
-        action="store_const",
-        const="summary",
-        dest="form",
-        help="with --from-record: the counts, in a few lines",
-    )
-    shown.add_argument(
-        "--markdown",
-        action="store_const",
-        const="markdown",
-        dest="form",
-        help="with --from-record: the whole record, a row per model",
-    )
-    survey.set_defaults(run=_survey, zoo=None, form=None)
+    survey.add_argument("--json", action="store_true", help="the record as JSON")
+    survey.set_defaults(run=_survey, zoo=None)

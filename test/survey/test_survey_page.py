@@ -1,5 +1,5 @@
 """The survey's record as docs show it: the generated page docs/survey.md is
-``survey --from-record --markdown`` of the committed record, a row per model
+``survey_page.py --markdown`` of the committed record, a row per model
 surveyed; the counts docs/check.md shows are the record's, each zoo's share
 of the selection said; a partial record says what is left."""
 
@@ -12,12 +12,13 @@ from pathlib import Path
 import docs_check
 
 import pytest
-from exportpass_fix.survey import outcomes, page, record as records
+import survey_page as page
+from exportpass_fix.survey import outcomes, record as records
 
 HERE = Path(__file__).resolve().parent
 RECORD = HERE / "survey.json"
 PAGE = HERE.parent.parent / "docs" / "survey.md"
-MARKER = "exportpass-fix survey --from-record test/survey/survey.json --markdown"
+MARKER = "python test/survey/survey_page.py --markdown test/survey/survey.json"
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +84,24 @@ def test_a_grown_record_renders_its_new_counts(record: dict) -> None:
     assert page.summary(grown).startswith(f"{len(record['models']) + 1} of ")
 
 
-def test_a_form_without_from_record_is_refused_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--html", "survey.json"], "usage: --summary|--markdown RECORD"),
+        (["--summary", "missing.json"], "no such record: missing.json"),
+        (["--markdown", str(PAGE)], "cannot be read as JSON"),
+    ],
+)
+def test_bad_input_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list, says: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "exportpass_fix", "survey"]
-        + ["--record", str(tmp_path / "r.json"), "--markdown"],
+        [sys.executable, str(HERE / "survey_page.py"), *args],
         capture_output=True,
         text=True,
     )
 
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "give --from-record FILE" in done.stderr
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
     assert list(tmp_path.iterdir()) == []

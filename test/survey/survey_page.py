@@ -1,18 +1,23 @@
-"""The survey's record as a reader sees it: ``summary`` (the counts of each
-zoo, partitioner and outcome, unpatched and with the backport, in a few
-lines for docs/check.md) and ``markdown`` (the whole record, a row per
-model, for the generated page docs/survey.md). Both say how many models of
-the selection the record covers, so a partial record reads as one.
+"""The survey's record as docs show it: ``summary`` (the counts of each zoo,
+partitioner and outcome, unpatched and with the backport, in a few lines
+for docs/check.md) and ``markdown`` (the whole record, a row per model, the
+generated page docs/survey.md). Both say how many models of the selection
+the record covers, so a partial record reads as one.
+
+    python test/survey/survey_page.py --summary test/survey/survey.json
+    python test/survey/survey_page.py --markdown test/survey/survey.json
 """
 
+import sys
 import textwrap
 from collections import Counter
+from pathlib import Path
 from typing import Dict, List
 
-from ..shared.report import text_table
-from . import outcomes
-from .lower_one import RTOL
-from .record import bitten, selected
+from exportpass_fix.shared.report import text_table
+from exportpass_fix.survey import outcomes
+from exportpass_fix.survey.lower_one import RTOL
+from exportpass_fix.survey.record import bitten, load, selected
 
 PLAN = ("vulkan", "webgpu", "xnnpack")
 HOWS = ("unpatched", "backport")
@@ -25,11 +30,7 @@ SHORT = {
     outcomes.TIMED_OUT: "timed out",
     outcomes.NO_MEMORY: "out of memory",
 }
-LEGEND = (
-    "#22309: fails with #22309's assertion; other: fails for another reason."
-    " With the backport, a model is lowered only where Vulkan failed"
-    " unpatched, or where the seeded draw picked it."
-)
+LEGEND = "#22309: fails with its assertion; other: fails otherwise; backport: where Vulkan failed, or drawn"
 
 
 def coverage(record: Dict) -> str:
@@ -157,3 +158,25 @@ def markdown(record: Dict) -> str:
     left = [k for k in selected(record) if k not in record["models"]]
     lines += ["", "## Not yet surveyed", "", ", ".join(left) or "None."]
     return "\n".join(lines)
+
+
+def main(args: List[str]) -> int:
+    forms = {"--summary": summary, "--markdown": markdown}
+    if len(args) != 2 or args[0] not in forms:
+        print("survey_page.py: usage: --summary|--markdown RECORD", file=sys.stderr)
+        return 2
+    try:
+        record = load(Path(args[1]))
+    except ValueError as error:
+        record, why = None, str(error)
+    else:
+        why = f"no such record: {args[1]}"
+    if record is None:
+        print(f"survey_page.py: {why}", file=sys.stderr)
+        return 2
+    print(forms[args[0]](record))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
