@@ -260,6 +260,8 @@ def main(args: List[str]) -> int:
         raise Refused(
             f"{target}: test/record_sources.py does not say what it is made from"
         )
+    if record_sources.SOURCES[target].own_form:
+        raise Refused(f"{target}: its own command writes it, not record_output.py")
     paths = normalised(args[2:])
     command = _placed(shlex.join(args[2:]), paths)
     argv_of(command)  # refused before anything runs

@@ -132,6 +132,9 @@ class Source(NamedTuple):
     # A timing record: the benchmark that makes it. Its digests name the
     # code that was timed; the load of its run is in its output.
     bench: str = ""
+    # A record its command writes itself, in a form of its own, outside
+    # docs/records: its command, not record_output.py, makes it again.
+    own_form: bool = False
 
 
 _JUDGE = (
@@ -189,6 +192,15 @@ SOURCES: Dict[str, Source] = {
         _BODY + ("docs/records/prove-main.json",), before=TREE, tree="cff6f4dd32e6"
     ),
     "docs/records/upstream-tests-only.json": Source(_BODY, before=STAND_IN),
+    # check against the survey, on real models: check's files and the script,
+    # not the survey's record (the survey's own record names its files).
+    "test/survey/check_survey.json": Source(
+        _CHECK + ("test/survey/check_survey.py", "test/survey/check_verdicts.py"),
+        own_form=True,
+        before="in an environment of the survey's: pip install torch==2.13.0"
+        ' torchvision==0.28.0 timm==1.0.31 executorch==1.5.1 -e ".[test]"'
+        " (torchvision's wheels need torch's CUDA build: Python 3.10 here)",
+    ),
     # The release table: a row per release, so no one release.
     "exir/shared/releases.json": Source(
         _MEASURED
@@ -282,7 +294,11 @@ def made_from_its_commit(path: str, root: Path = REPO) -> Dict[str, object]:
 def remake(path: str, command: str) -> str:
     """The command that makes the record at ``path`` again."""
     source = SOURCES[path]
-    line = f"python test/record_output.py {path} -- {command}"
+    line = (
+        command
+        if source.own_form
+        else f"python test/record_output.py {path} -- {command}"
+    )
     if source.release:
         line += f" (over ExecuTorch {source.release})"
     return f"{line}; {source.before}" if source.before else line

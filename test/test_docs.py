@@ -22,7 +22,12 @@ from conftest import git, git_repo
 pytestmark = pytest.mark.once
 
 MAX_README_LINES = 150
-MAX_DOCS_LINES = 1250  # README.md and docs/*.md together
+MAX_DOCS_LINES = 1250  # README.md and docs/*.md together, but GENERATED
+# Pages rendered whole from a record, a row per model, kept out of the line
+# budget: their marked block is held to the record like any other, and
+# the few lines outside it are counted.
+GENERATED = ("survey.md",)
+MAX_UNMARKED_GENERATED_LINES = 6
 
 
 def _texts() -> dict:
@@ -82,7 +87,7 @@ def test_every_record_is_whole_and_read_by_a_marker_or_a_shown_record() -> None:
 
 
 def _record(path: str, root: Path = docs_check.REPO) -> dict:
-    if path == record_output.TABLE:
+    if path == record_output.TABLE or record_sources.SOURCES[path].own_form:
         return json.loads((root / path).read_text(encoding="utf-8"))
     return record_output.load(path, root)
 
@@ -265,10 +270,21 @@ def test_every_module_of_the_package_is_named_in_where_things_are() -> None:
 def test_the_docs_are_short_and_the_readme_leads_to_every_docs_page() -> None:
     lines = {p.name: len(p.read_text().splitlines()) for p in docs_check.pages()}
     assert lines["README.md"] <= MAX_README_LINES
-    assert sum(lines.values()) <= MAX_DOCS_LINES, lines
+    budgeted = {name: n for name, n in lines.items() if name not in GENERATED}
+    assert sum(budgeted.values()) <= MAX_DOCS_LINES, budgeted
     text = (docs_check.REPO / "README.md").read_text(encoding="utf-8")
     for page in sorted((docs_check.REPO / "docs").glob("*.md")):
         assert f"(docs/{page.name})" in text, page.name
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_a_generated_page_is_one_marked_block_and_a_few_lines(name: str) -> None:
+    text = (docs_check.REPO / "docs" / name).read_text(encoding="utf-8")
+    (block,), problems = docs_check.parse(name, text)
+    outside = len(text.splitlines()) - (block.end - block.start + 1)
+
+    assert problems == []
+    assert outside <= MAX_UNMARKED_GENERATED_LINES
 
 
 def test_no_sentence_of_the_docs_is_over_40_words() -> None:

@@ -1,0 +1,64 @@
+"""check_survey.py's record for docs/check.md: what was compared and how
+much of the survey that covers, whether check agreed, where its "where"
+points, and each bitten model with the lines and ops check names. Not in
+the record's ``made_from``: it decides no outcome.
+"""
+
+import re
+import textwrap
+from typing import Dict
+
+from exportpass_fix.survey import outcomes, record as records
+
+
+def _op(node: str) -> str:
+    """An op's name from its node's (``aten_arange_start_step_1``: arange)."""
+    name = re.sub(r"_\d+$", "", node)
+    name = re.sub(r"^(aten_|dim_order_ops__)", "", name)
+    return re.sub(r"_(default|tensor|start_step|scalar|int|copy_default)$", "", name)
+
+
+def render(record: Dict, survey: Dict) -> str:
+    """Check against the survey, for docs/check.md: what was compared and
+    whether it agreed, where "where" points, then each bitten model with
+    the lines and ops check names (or that check has not met it yet)."""
+    checks = record["checks"]
+    bitten = records.bitten(survey)
+    met = sorted({key.split()[0] for key, c in checks.items() if c["why"] == "bitten"})
+    drawn = sorted({key.split()[0] for key, c in checks.items() if c["why"] == "drawn"})
+    # Each bitten model's line counted once, whichever partitioners bit.
+    sources = {
+        (key.split()[0], s["file"], s["line"]): s["points_at"]
+        for key, c in checks.items()
+        if c["why"] == "bitten"
+        for s in c["where"]
+    }
+    counted = {kind: 0 for kind in ("table", "call site", "neither")}
+    for points_at in sources.values():
+        counted[points_at] += 1
+    folded = [c["check"].get("folded") for c in checks.values() if c["why"] == "bitten"]
+    said = (
+        f"check on {len(met)} of the {len(bitten)} bitten models (each biting"
+        f" partitioner) and {len(drawn)} drawn unbitten (seed {record['seed']},"
+        f" Vulkan): {', '.join(drawn) or 'none'}. It agrees with the survey,"
+        " unpatched and with the backport, on"
+        f" {sum(c['agrees'] for c in checks.values())} of {len(checks)}. Its"
+        f" \"where\": the table's line {counted['table']}, its call site in"
+        f" forward {counted['call site']}, neither {counted['neither']}. Folded"
+        f" first, unpatched: {folded.count(outcomes.LOWERS)} of {len(folded)}"
+        " bitten checks lower."
+    )
+    lines = textwrap.wrap(said, 100)
+    for key in bitten:
+        mine = {k.split()[1]: c for k, c in checks.items() if k.split()[0] == key}
+        named = {
+            (s["file"], s["line"], s["code"], tuple(sorted({_op(o) for o in s["ops"]})))
+            for c in mine.values()
+            for s in c["where"]
+        }
+        head = f"{key} ({', '.join(sorted(mine)) or 'check not run yet'})"
+        for file, line, code, ops in sorted(named) or [("", "", "", ())]:
+            lines.append(f"{head}: {file}:{line}" if file else f"{head}: where not run")
+            said = f"  {code}; ops: {', '.join(ops)}" if file else ""
+            lines += textwrap.wrap(said, 100, subsequent_indent="    ")
+    return "\n".join(lines)
