@@ -203,6 +203,6 @@ def tests_only_message(co_authors: Sequence[str], context: str, measured: str) -
             f" the end of `{TEST_PASS_INFRA}`:"
         )
         + f"\n{listed}",
-        test_plan=f"    python -m pytest {TEST_PASS_INFRA}\n\n" + fill(measured),
+        test_plan=fill(measured),  # its first sentence quotes the command
     )
     return with_trailers(body, co_authors)

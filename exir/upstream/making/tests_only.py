@@ -21,7 +21,13 @@ from pathlib import Path
 from string import Template
 from typing import Dict, Optional, Sequence, Tuple
 
-from ...shared.fix_source import PASS_BASE, PATCHED_METHOD, TEST_CLASS, TEST_PASS_INFRA
+from ...shared.fix_source import (
+    PASS_BASE,
+    PATCHED_METHOD,
+    TEST_CLASS,
+    TEST_PASS_INFRA,
+    what_each_test_pins,
+)
 from ...shared.report import progress
 
 from .buck_deps import has_build_files
@@ -76,14 +82,23 @@ class Measured:
             f" {_fail(unfixed)}, {'all new tests' if unfixed > 1 else 'a new test'}.",
         ]
         failing = {name.rsplit("::", 1)[-1] for name in self.unfixed.failed}
-        either = ", ".join(f"`{n}`" for n in sorted(new_test_names() - failing))
-        if others > 1 and others_too:
-            said.append(f"The other {others} new tests pass either way ({either}).")
+        order = [name for name, _ in what_each_test_pins()]  # as the body lists
+        either = [_ORDINAL[order.index(n)] for n in order if n not in failing]
+        listed = ", ".join(either[:-1]) + f" and {either[-1]}" if others > 1 else ""
+        if others > 1 and others_too:  # the kill table's record holds the last
+            said.append(
+                f"The other {others}, listed {listed} above, pass either way;"
+                " each fails with a wrong fix we tried."
+            )
         elif others and others_too:
-            said.append(f"The other new test passes either way ({either}).")
-        if others and others_too:  # the kill table's record holds each to one
-            said.append("Each of those fails with a wrong fix we tried.")
+            said.append(
+                f"The other, listed {either[0]} above, passes either way; it"
+                " fails with a wrong fix we tried."
+            )
         return " ".join(said)
+
+
+_ORDINAL = ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th")
 
 
 def _fail(count: int) -> str:
