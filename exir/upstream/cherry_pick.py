@@ -12,8 +12,8 @@ criterion: critical fixes in core components, exir among them).
 
 1.5.1 has shipped (2026-09-18, pytorch/test-infra #8837): the command for
 release/1.5 applies once a 1.5.2 release tracker opens; until a patch
-release opens, users get the fix from main's next release and from the
-backport.
+release opens, users get the fix from main's next release. It does not
+name this project's backport: upstream reads "backport" as a pick.
 
 release/1.4's tracker (#20552) is closed and 1.4.1 has shipped: a pick
 lands there only if a 1.4.2 is opened (``--tracker``). The bot's pick would
@@ -51,10 +51,7 @@ RELEASE_BRANCHES: Dict[str, ReleaseBranch] = {
         "exir/tests/targets.bzl", shipped="1.5.1 has shipped (2026-09-18)"
     ),
 }
-UNTIL_THEN = (
-    "Until a patch release opens, users get the fix from main's next release,"
-    " and now from the backport."
-)
+UNTIL_THEN = "Until a patch release opens, users get the fix from main's next release."
 MAIN_BUILD_FILE = "exir/tests/targets.bzl"
 
 
@@ -84,13 +81,13 @@ def reason(table: Dict[str, object], onto: str) -> str:
     why = (
         f"a regression: {', '.join(regressed)} lowered on the line before"
         if regressed
-        else "a critical fix in exir, a core component; the bug is in every"
-        f" release measured, {first} to {last}"
+        else f"critical: in every release measured, {first} to {last}"
     )
     return (
         f"Why ({why}): lowering aborts with a fake mode mismatch when a"
         " partitioner delegates a subgraph whose only inputs are lifted"
-        " constants (on 1.5.1, Vulkan and WebGPU did for stand-in models); outside"
+        " constants (on 1.5.1, Vulkan and WebGPU did, for small stand-ins of DETR"
+        " and DINOv2); outside"
         " the tests, the change is to _ExportPassBase.call alone."
     )
 

@@ -98,9 +98,8 @@ def _suite_counts(suite: Dict[str, Dict]) -> str:
         )
     modules = sum(1 for case in both if case.startswith("::"))
     tests = failed - modules
-    same = "the same " if tests else ""
-    said = f"{tests} of {total - modules} fail before, {same}{tests} of"
-    said += f" {total_after - modules} after"
+    said = f"no new failure, the same {tests} fail of {total - modules} and"
+    said += f" {total_after - modules}"
     if modules:  # a module pytest cannot collect, as the command's flag says
         said += f"; {modules} collection error{'s' * (modules > 1)} in both"
     return said + "."
