@@ -49,8 +49,8 @@ class _PassesBackend(BackendDetails):  # runs a pass, as Vulkan's FuseBatchNormP
 
 
 class _TablePartitioner(Partitioner):
-    # Delegates the ops that do not read x but the constants' casts: its inputs are
-    # x's size and what the casts make, named for them, not as lifted constants are.
+    # Delegates the ops that read neither x nor a lifted constant: the delegate's
+    # inputs are x's size and the casts, whose vals hold the constants' values.
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         (x,) = exported_program.graph_signature.user_inputs
         cast = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
@@ -63,20 +63,21 @@ class _TablePartitioner(Partitioner):
 
 
 class _Recording(ExportPass):
-    # Keeps what placeholder() gets and the mode held, and a tensor it makes (fake in
-    # a mode); scales the first output by a real one it holds, as FuseBatchNormPass.
-    received: tuple[Argument, ...] = ()  # each instance gets its own on +=
-    held: tuple[FakeTensorMode | None, ...] = ()
-    made: tuple[torch.Tensor, ...] = ()
-    real: torch.Tensor = torch.tensor(3.0)
+    # Keeps what placeholder() gets, the mode held and a tensor made in output().
+    def __init__(self) -> None:
+        super().__init__()
+        self.received: list[Argument] = []
+        self.held: list[FakeTensorMode | None] = []
+        self.made: list[torch.Tensor] = []
+        self.real = torch.tensor(3.0)  # output() scales by it, as FuseBatchNormPass
 
     def placeholder(self, name: str, arg: Argument, meta: NodeMetadata) -> ProxyValue:
-        self.received += (arg,)
-        self.held += (self.fake_tensor_mode,)
+        self.received.append(arg)
+        self.held.append(self.fake_tensor_mode)
         return super().placeholder(name, arg, meta)
 
     def output(self, results: list[Argument], meta: NodeMetadata) -> ProxyValue:
-        self.made += (torch.tensor(3.0),)
+        self.made.append(torch.tensor(3.0))
         args = (results[0], self.real)
         first = self.call_operator(exir_ops.edge.aten.mul.Tensor, args, {}, meta)
         return super().output([first, *results[1:]], meta)
@@ -93,7 +94,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
     fake_tensor_mode, even if they are lifted constants (#22309), else in a new one."""
 
     def test_delegate_of_lifted_constants_lowers(self) -> None:
-        # A delegate whose inputs are x's size and lifted constants lowers.
+        # A delegate whose inputs are x's size and casts of lifted constants lowers.
         x = torch.randn(4, 128)
         lowered = exir.to_edge_transform_and_lower(
             export(_SineFrequencies(), (x,), dynamic_shapes={"x": {1: Dim("n")}}),
@@ -115,9 +116,8 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
         # A graph of one lifted constant retraces in its placeholders' mode.
         gm, recording = export(_Scaled(), ()).graph_module, _Recording()
         own = _modes(gm)
-        (last,) = gm.graph.output_node().args[0]  # the op the graph returns
-        with FakeTensorMode():  # a foreign val on an op, as NXP's passes leave one
-            last.meta["val"] = torch.empty(last.meta["val"].shape)
+        (last,) = gm.graph.output_node().args[0]  # a foreign val, as NXP's passes set
+        last.meta["val"] = FakeTensorMode().from_tensor(torch.empty(1, 2))
         modes = _modes(recording.call(gm).graph_module, *recording.made)
         self.assertEqual(modes, own, "retraced in the placeholders' mode")
 
@@ -139,7 +139,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
 
         gm, recording = export(Ones(), ()).graph_module, _Recording()
         modes = _modes(recording.call(gm).graph_module, *recording.made)
-        self.assertTrue(len(modes) == 1 and None not in modes, "retraced fake")
+        self.assertTrue(len(modes) == 1 and None not in modes, "one fake mode")
 
     def test_pass_that_raises_leaves_no_mode_entered(self) -> None:
         # A pass that raises leaves no fake mode entered: eager tensors stay real.

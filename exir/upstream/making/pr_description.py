@@ -1,11 +1,9 @@
 """The patch's commit message, which is the PR body: at most 30 lines of at
-most 72 columns (trailers included), in upstream's words only. It says what
-breaks and where it was measured, the root cause, the change, and a Test
-plan: upstream's commands with what they printed when a proof of this very
-patch (``prove --json``) is given, the commands alone otherwise. Main's
-body (``Fixes #22309``) says why it exists (#22310 closed unmerged) and
-credits the reporter; a release branch's names the change it picks. The
-rest (behaviour changes, trigger, evidence) is in docs/upstream.md."""
+most 72 columns, trailers included. It says what breaks and where, the
+cause, the change, and a Test plan: what upstream's commands printed in a
+proof of this patch (``prove --json``), else the commands alone. Main's
+body credits the reporter and says why it exists (#22310 closed unmerged);
+a release branch's names the change it picks."""
 
 import re
 import textwrap
@@ -83,11 +81,9 @@ def _counts(run: Dict[str, object]) -> Tuple[int, int]:
 
 
 def _suite_counts(suite: Dict[str, Dict]) -> str:
-    """The suite's counts before and after the change. A module pytest
-    cannot collect is one failed case in the proof's junit counts (a case
-    without a class, ``::module``): where the proof lists every failure of
-    both runs as failing in both, such collection errors are said apart
-    from the tests; else the counts say they include them."""
+    """The suite's counts before and after. A module pytest cannot collect
+    is one failed case (``::module``) in junit's counts: said apart from the
+    tests where every failure fails in both runs, else counted with them."""
     failed, total = _counts(suite["unpatched"])
     failed_after, total_after = _counts(suite["patched"])
     both = suite.get("failed_both") or {}

@@ -1,20 +1,14 @@
 """``patch --tests-only``: the regression tests alone (their imports and
-Buck deps too), for a tree whose ``call`` already behaves fixed by any
-correct variant, first of all #22310's branch: the contribution most likely
-to merge is these tests offered to #22310 (``--for-pr 22310`` also writes
-``comment.md`` for that PR), or as a follow-up once it has landed.
-
-Whether the tree's ``call`` behaves fixed is decided by running the new
-tests against it (the tree's ``exir/pass_base.py`` laid over the installed
-package), not by its fingerprint. Where any fails, the patch is refused.
-The whole file is counted twice in one run: on the tree's ``call`` and on
-the installed ExecuTorch's unfixed one in its place, under a pytest that
-satisfies the tree's pin (installed for the runs where this environment's
-does not: ``evidence.fitting_pytest``).
+Buck deps too), for a tree whose ``call`` already behaves fixed, first of
+all #22310's branch (``--for-pr 22310`` also writes ``comment.md`` for it),
+or as a follow-up once it has landed. Whether it behaves fixed is decided
+by running the new tests on the tree's ``exir/pass_base.py`` laid over the
+installed package, not by its fingerprint; where any fails, the patch is
+refused. The file is run on the tree's ``call`` and on the installed unfixed
+one, under a pytest satisfying the tree's pin (``evidence.fitting_pytest``).
 """
 
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +39,7 @@ from .evidence import (
 from .mail_patch import write_patch
 from .patch import check_writable, PatchRefused, planned_test_changes, read_tree_file
 from .pr_description import fill, pin_in_words, tests_only_message, TESTS_ONLY_SUBJECT
-from .trees import environment
+from .trees import environment, git_output, merged_as
 
 COMMENT = "comment.md"
 COMMENT_TEMPLATE = Path(__file__).resolve().parent / "tests_only_comment.md"
@@ -105,21 +99,6 @@ def _fail(count: int) -> str:
     return f"{count} {'fails' if count == 1 else 'fail'}"
 
 
-def _git(tree: Path, *args: str) -> Optional[str]:
-    done = subprocess.run(
-        ["git", "-C", str(tree), *args], capture_output=True, text=True
-    )
-    return (done.stdout.strip() or None) if done.returncode == 0 else None
-
-
-def merged_as(tree: Path, pr: int) -> Optional[str]:
-    """The commit of ``tree``'s history that landed PR ``pr`` (GitHub's
-    squash subject ``(#N)`` or a ``pull/N`` link), if any."""
-    return _git(
-        tree, "log", "-1", "--format=%H", "-E", f"--grep=\\(#{pr}\\)|/pull/{pr}\\b"
-    )
-
-
 def new_tests_on(tree: Path, new_test: str) -> Measured:
     """The file with the new tests, run whole on the tree's ``call`` and on
     the installed unfixed one; ``PatchRefused`` naming the new tests that
@@ -150,7 +129,7 @@ def new_tests_on(tree: Path, new_test: str) -> Measured:
             f" new tests ({', '.join(unfixed.failed) or 'none fail'})"
         )
     env = environment(pytest.version) | {"pytest_pin": pin}
-    commit = _git(tree, "rev-parse", "HEAD")
+    commit = git_output(tree, "rev-parse", "HEAD")
     return Measured(fixed, unfixed, len(new_test_names()), commit, env)
 
 
@@ -193,7 +172,7 @@ def make_tests_patch(
     refuse (``PatchRefused``, nothing written) where the tests would fail."""
     if not tree.is_dir():
         raise PatchRefused(f"{tree}: no such directory")
-    if changed := _git(tree, "status", "--porcelain", "--untracked-files=no"):
+    if changed := git_output(tree, "status", "--porcelain", "--untracked-files=no"):
         raise PatchRefused(
             f"{tree}: uncommitted changes ({changed.splitlines()[0].strip()}):"
             " the message names the commit the tests ran on; commit or stash them"

@@ -184,3 +184,19 @@ def checkout_commit(tree: Path) -> Optional[str]:
     if done.returncode != 0 or len(found) != 2:
         return None
     return found[1] if Path(found[0]).resolve() == tree.resolve() else None
+
+
+def git_output(tree: Path, *args: str) -> Optional[str]:
+    """git's stripped stdout in ``tree``, None on failure or no output."""
+    done = subprocess.run(
+        ["git", "-C", str(tree), *args], capture_output=True, text=True
+    )
+    return (done.stdout.strip() or None) if done.returncode == 0 else None
+
+
+def merged_as(tree: Path, pr: int) -> Optional[str]:
+    """The commit of ``tree``'s history that landed PR ``pr`` (GitHub's
+    squash subject ``(#N)`` or a ``pull/N`` link), if any."""
+    return git_output(
+        tree, "log", "-1", "--format=%H", "-E", f"--grep=\\(#{pr}\\)|/pull/{pr}\\b"
+    )
