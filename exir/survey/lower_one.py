@@ -96,6 +96,15 @@ def lower(job: Dict, program: object, partitioner: str, state: Dict) -> Dict:
     return {"pte_sha256": hashlib.sha256(buffer).hexdigest(), "bytes": len(buffer)}
 
 
+def saved(job: Dict) -> object:
+    """The exported program, loaded again from its file: lowering through
+    Vulkan deletes the buffers it delegates from the program it is given, so
+    lowering that program a second time fails on them (a KeyError)."""
+    import torch
+
+    return torch.export.load(job["program"])
+
+
 def lowered(job: Dict, program: object, partitioner: str, state: Dict) -> bool:
     action = functools.partial(lower, job, program, partitioner, state)
     return step("lower", action, p=partitioner)["ok"]
@@ -142,18 +151,15 @@ def unpatched(job: Dict, state: Dict) -> None:
     first, *then = job["lowerings"]
     if not lowered(job, state["program"], first, state):
         for name in then:
-            lowered(job, state["program"], name, state)
+            lowered(job, saved(job), name, state)
 
 
 def backport(job: Dict, state: Dict) -> None:
-    import torch
-
     from exportpass_fix import apply
 
     step("apply", lambda: {"status": apply()})
-    program = torch.export.load(job["program"])
     for name in job["lowerings"]:
-        lowered(job, program, name, state)
+        lowered(job, saved(job), name, state)
 
 
 def main(job: Dict) -> None:

@@ -23,8 +23,7 @@ from .evidence import new_test_names, PYTEST_PIN_FILE
 # What the change does, for every graph it changes; at most WIDTH columns.
 SUBJECT = "ExportPass: retrace graphs of lifted constants in their own fake mode"
 TESTS_ONLY_SUBJECT = "Add regression tests for #22309"
-# As upstream's .github/release.yml spells it.
-LABEL = "release notes: exir"
+LABEL = "release notes: exir"  # as upstream's .github/release.yml spells it
 WIDTH = 72
 MAX_LINES = 30
 HERE = Path(__file__).resolve().parent
@@ -52,8 +51,9 @@ CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
     " lifted constants as real tensors, so it finds none; this takes it from"
     ' the placeholders\' `meta["val"]` then. Only graphs whose `inputs()` show'
-    " no FakeTensor change: they trace in their placeholders' mode as graphs"
-    " with a FakeTensor input do."
+    " no FakeTensor change: they trace in their placeholders' mode, as graphs"
+    " with a FakeTensor input do, or in a new one if no placeholder holds a"
+    " FakeTensor."
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310
