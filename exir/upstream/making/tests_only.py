@@ -63,7 +63,12 @@ class Measured:
         env, unfixed = self.environment, len(self.unfixed.failed)
         whose = "that commit's" if self.commit else "this tree's"
         where = f"At {self.commit[:12]}" if self.commit else "On this tree"
-        others = self.new_tests - unfixed
+        both = sorted(set(self.fixed.failed) & set(self.unfixed.failed))
+        others = self.new_tests - (unfixed - len(both))
+        same = f" (`{'`, `'.join(both)}`, both ways)" * bool(both)
+        new = "all new tests" if unfixed > 1 else "a new test"
+        if both:
+            new = f"{unfixed - len(both)} new and the same"
         said = [
             f"{where}, with these tests, `python -m pytest {TEST_PASS_INFRA}`"
             f" runs {self.fixed.total} tests.",
@@ -71,24 +76,18 @@ class Measured:
             f" those of an installed ExecuTorch {env['executorch']}.",
             f"The run used Python {env['python']}, torch {env['torch']} and"
             f" pytest {env['pytest']} ({pin_in_words(env.get('pytest_pin', ''))}).",
-            f"With {whose} `_ExportPassBase.call`, {_fail(len(self.fixed.failed))}.",
+            f"With {whose} `_ExportPassBase.call`, {_fail(len(self.fixed.failed))}{same}.",
             f"With ExecuTorch {env['executorch']}'s unfixed `call` in its place,"
-            f" {_fail(unfixed)}, {'all new tests' if unfixed > 1 else 'a new test'}.",
+            f" {_fail(unfixed)}, {new}.",
         ]
         failing = {name.rsplit("::", 1)[-1] for name in self.unfixed.failed}
         order = [name for name, _ in what_each_test_pins()]  # as the body lists
         either = [_ORDINAL[order.index(n)] for n in order if n not in failing]
         listed = ", ".join(either[:-1]) + f" and {either[-1]}" if others > 1 else ""
-        if others > 1 and others_too:  # the kill table's record holds the last
-            said.append(
-                f"The other {others}, listed {listed} above, pass either way;"
-                " each fails with a wrong fix we tried."
-            )
+        if others > 1 and others_too:  # what upstream's call does, a fix keeps
+            said.append(f"The other {others}, listed {listed} above, pass either way.")
         elif others and others_too:
-            said.append(
-                f"The other, listed {either[0]} above, passes either way; it"
-                " fails with a wrong fix we tried."
-            )
+            said.append(f"The other, listed {either[0]} above, passes either way.")
         return " ".join(said)
 
 
@@ -123,7 +122,7 @@ def new_tests_on(tree: Path, new_test: str) -> Measured:
         unfixed = file_run(
             tree, unfixed_base, new_test, Path(work) / "unfixed", pytest.path
         )
-    if not fails_as_unfixed(set(unfixed.failed)):
+    if not fails_as_unfixed(set(unfixed.failed) - set(fixed.failed)):
         raise PatchRefused(
             f"{tree}: with the unfixed {PATCHED_METHOD} the failures are not only"
             f" new tests ({', '.join(unfixed.failed) or 'none fail'})"

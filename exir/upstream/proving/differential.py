@@ -41,9 +41,9 @@ class Differential:
 
 def ignored_under_exir(pytest_ini: str) -> List[str]:
     """The ``--ignore`` options of a ``pytest.ini`` that name ``exir/``
-    paths, pointed into a linked tree (whose package is ``executorch/``)."""
+    paths (a linked tree runs its tests from ``exir/`` at its root, too)."""
     found = re.findall(r"^\s*(--ignore(?:-glob)?)=(exir/\S+)", pytest_ini, re.M)
-    return [f"{option}=executorch/{path}" for option, path in found]
+    return [f"{option}={path}" for option, path in found]
 
 
 def _run_suite(
@@ -65,7 +65,7 @@ def _run_suite(
 
 
 def node_id(tree: Path, test_id: str) -> str:
-    """``executorch.exir.tests.mod.Cls::name`` -> a pytest node id in ``tree``."""
+    """``exir.tests.mod.Cls::name`` -> a pytest node id in ``tree``."""
     dotted, _, name = test_id.partition("::")
     parts = dotted.split(".")
     for split in range(len(parts), 0, -1):

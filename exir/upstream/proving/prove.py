@@ -1,11 +1,10 @@
 """``python -m exportpass_fix prove``: the patch on upstream's own source.
 
 For each ref of an ExecuTorch git checkout (a work tree or a bare mirror):
-its ``exir/`` over the installed package (``trees``; ``exir/tests`` only the
-ref's), the patch made for it applied with ``git am``, the whole
-``test_pass_infra.py`` without and with the fix, and the ``exir/tests``
-differential, under a pytest that satisfies the ref's pin; a line on
-``say`` per step and per pytest run.
+its ``exir/`` over the installed package (``exir/tests`` only the ref's),
+the patch applied with ``git am``, ``test_pass_infra.py`` without and with
+the fix, and the ``exir/tests`` differential, under a pytest fitting the
+ref's pin; a line on ``say`` per step and per pytest run.
 """
 
 import os
@@ -19,6 +18,7 @@ from ...shared.fix_source import PASS_BASE, TEST_PASS_INFRA
 from ..making.evidence import (
     fails_as_unfixed,
     fitting_pytest,
+    new_test_names,
     Pytest,
     pytest_pin,
     PYTEST_PIN_FILE,
@@ -90,9 +90,8 @@ class Prepared:
 def _prepared(
     git_dir: Path, ref: str, work: Path, say: Callable[[str], None]
 ) -> Prepared:
-    """The ref's exir/ files, once they are known to import over the package,
-    a pytest that satisfies its pin, and the patched files after ``git am``
-    (or the error ``git am`` gave)."""
+    """The ref's exir/ files, once known to import over the package, a pytest
+    fitting its pin, the files after ``git am`` (or the error it gave)."""
     commit = resolve(git_dir, ref)
     files = ref_exir(git_dir, commit)
     check_imports(_ref_tree(work / "unpatched", files), ref)
@@ -119,11 +118,7 @@ def _static_checks(
 
 
 def prove_ref(
-    git_dir: Path,
-    ref: str,
-    prepared: Prepared,
-    work: Path,
-    say: Callable[[str], None],
+    git_dir: Path, ref: str, prepared: Prepared, work: Path, say: Callable[[str], None]
 ) -> RefProof:
     pin = pytest_pin(prepared.configs.get(PYTEST_PIN_FILE, ""))
     env = environment(prepared.pytest.version) | {"pytest_pin": pin}
@@ -140,13 +135,19 @@ def prove_ref(
     test_only = {p: t for p, t in prepared.patched.items() if p != PASS_BASE}
     unfixed = _ref_tree(work / "unfixed", {**prepared.files, **test_only})
     fixed = _ref_tree(work / "patched", {**prepared.files, **prepared.patched})
-    # The whole file each time: the new tests kept, the fix reverted; then
-    # the whole patch.
+    # The whole file twice: the new tests kept and the fix reverted, then the
+    # whole patch. A test failing both ways fails for its tree's reason.
+    runs = {}
     for tree, side in ((unfixed, "without"), (fixed, "with")):
         say(f"[{ref}] pytest {TEST_PASS_INFRA} {side} the fix: started")
-        run = run_pytest(tree, [TEST_PASS_INFRA], pytest_path=prepared.pytest.path)
-        failed = _short(run.failed)
-        holds = fails_as_unfixed(set(failed)) if side == "without" else not failed
+        runs[side] = run_pytest(
+            tree, [TEST_PASS_INFRA], pytest_path=prepared.pytest.path
+        )
+    both = set(_short(runs["without"].failed)) & set(_short(runs["with"].failed))
+    for side, run in runs.items():
+        failed, kept = _short(run.failed), not both & new_test_names()
+        alone = set(failed) - both
+        holds = fails_as_unfixed(alone) if side == "without" else kept and not alone
         step(
             Step(
                 f"test_pass_infra.py {side} the fix",

@@ -48,7 +48,7 @@ FAILS_EITHER_WAY = (
 
 
 def _short_ids(ids: set) -> set:
-    """``executorch.exir.tests.test_pass_infra.Cls::name`` -> ``Cls::name``."""
+    """``exir.tests.test_pass_infra.Cls::name`` -> ``Cls::name``."""
     return {test_id.rsplit(".", 1)[-1] for test_id in ids}
 
 
