@@ -122,8 +122,8 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
         f" an installed ExecuTorch {env['executorch']}'s, which the tests import"
         f" (Python {env['python']}, torch {env['torch']},"
         f" pytest {env['pytest']}; {pin_in_words(env.get('pytest_pin', ''))}):",
-        f"- `python -m pytest {TEST_PASS_INFRA}`: {unfixed} fail with"
-        f" `{PASS_BASE}` unchanged, {fixed} with the fix{guard}",
+        f"- `python -m pytest {TEST_PASS_INFRA}`: {unfixed} fail unfixed,"
+        f" {fixed} with the fix{guard}",
         f"- `python -m pytest {SUITE}`: {suite}",
         f"- `ufmt check`, `flake8`: no findings ({data['static checks']['linters']}).",
     ]

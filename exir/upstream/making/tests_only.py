@@ -68,7 +68,7 @@ class Measured:
         same = f" (`{'`, `'.join(both)}`, both ways)" * bool(both)
         new = "all new tests" if unfixed > 1 else "a new test"
         if both:
-            new = f"{unfixed - len(both)} new and the same"
+            new = f"{unfixed - len(both)} of them new tests"
         said = [
             f"{where}, with these tests, `python -m pytest {TEST_PASS_INFRA}`"
             f" runs {self.fixed.total} tests.",
@@ -77,7 +77,7 @@ class Measured:
             f"The run used Python {env['python']}, torch {env['torch']} and"
             f" pytest {env['pytest']} ({pin_in_words(env.get('pytest_pin', ''))}).",
             f"With {whose} `_ExportPassBase.call`, {_fail(len(self.fixed.failed))}{same}.",
-            f"With ExecuTorch {env['executorch']}'s unfixed `call` in its place,"
+            f"With {env['executorch']}'s unfixed one in its place,"
             f" {_fail(unfixed)}, {new}.",
         ]
         failing = {name.rsplit("::", 1)[-1] for name in self.unfixed.failed}

@@ -32,7 +32,7 @@ def test_a_pin_this_pytest_misses_installs_one_the_runs_use(tmp_path: Path) -> N
     assert Version(found.version) < Version(f"{Version(OWN).major}.0")
     assert found.path and len(said) == 1 and found.version in said[0]
     tree = linked_tree(tmp_path / "tree", {})
-    test = tree / "executorch" / "test_version.py"
+    test = tree / "test_version.py"
     test.write_text(
         "import pytest\n\n\ndef test_version():\n"
         f"    assert pytest.__version__ == {found.version!r}\n",

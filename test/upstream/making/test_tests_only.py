@@ -69,23 +69,27 @@ def _file_counts(tree: Path, work: Path) -> Tuple[str, str]:
     ``patch``: what ran, then the counts with the tree's call and with the
     installed (unfixed) one."""
     new_test = planned_test_changes(tree)[0].new
-    counts = {}
+    failed, total = {}, 0
     for side, pass_base in (
         ("fixed", (tree / PASS_BASE).read_text()),
         ("unfixed", wheel_texts()[PASS_BASE]),
     ):
         files = {PASS_BASE: pass_base, TEST_PASS_INFRA: new_test}
         run = run_pytest(linked_tree(work / side, files), [TEST_PASS_INFRA])
-        counts[side] = (len(run.failed), len(run.passed) + len(run.failed))
-    (fixed, total), (unfixed, _) = counts["fixed"], counts["unfixed"]
+        failed[side] = {test_id.rsplit("::", 1)[-1] for test_id in run.failed}
+        total = len(run.passed) + len(run.failed)
+    # A test of the tree's failing both ways is named, once.
+    both = sorted(failed["fixed"] & failed["unfixed"])
+    named = f" (`{'`, `'.join(both)}`, both ways)" if both else ""
+    fixed, unfixed = (len(failed[side]) for side in ("fixed", "unfixed"))
     return (
         f"runs {total} tests. That commit's `{PASS_BASE}` and"
         f" `{TEST_PASS_INFRA}` replaced those of an installed ExecuTorch"
         f" {installed_version()}. The run used Python"
     ), (
-        f"With that commit's `_ExportPassBase.call`, {fixed} fail. With"
-        f" ExecuTorch {installed_version()}'s unfixed `call` in its place,"
-        f" {unfixed} fail"
+        f"With that commit's `_ExportPassBase.call`, {fixed}"
+        f" {'fails' if fixed == 1 else 'fail'}{named}. With"
+        f" {installed_version()}'s unfixed one in its place, {unfixed} fail"
     )
 
 
@@ -150,14 +154,16 @@ def test_tests_for_22310_come_with_a_comment_and_pass_on_its_branch(
     # Sentences a maintainer stopped at.
     for untrue in ("I wrote", "seven", "rule out", "your branch", "7 passed"):
         assert untrue not in flat, untrue
-    # The commit applies on the branch, touches only the tests, and they pass.
+    # The commit applies on the branch, touches only the tests, and they pass
+    # (an upstream test failing either way, as the message says, aside).
     applied = git(branch_of_22310, "am", str(patch))
     assert applied.returncode == 0, applied.stdout + applied.stderr
     changed = git(branch_of_22310, "diff", "--name-only", "HEAD~1", "HEAD").stdout
     assert changed.split() == [TEST_PASS_INFRA]
     files = {p: (branch_of_22310 / p).read_text() for p in (PASS_BASE, TEST_PASS_INFRA)}
     run = run_pytest(linked_tree(tmp_path / "check", files), [TEST_PASS_INFRA])
-    assert run.returncode == 0, run.output[-3000:]
+    failing = [t.rsplit("::", 1)[-1] for t in run.failed]
+    assert all(f"`{t}`, both ways" in flat for t in failing), run.output[-3000:]
     assert len([t for t in run.passed if TEST_CLASS in t]) == len(NEW_TESTS)
     assert git(branch_of_22310, "reset", "-q", "--hard", "HEAD~1").returncode == 0
 
