@@ -51,15 +51,15 @@ CAUSE = (
     "`_ExportPassBase.call` takes the mode from `self.inputs()`, which returns"
     " lifted constants as real tensors, so it finds none; this takes it from"
     ' the placeholders\' `meta["val"]` then. Only graphs whose `inputs()` show'
-    " no FakeTensor change: they trace in their placeholders' mode, or in a"
-    " new one if none holds a FakeTensor."
+    " no FakeTensor change: they trace in their placeholders' mode, else in a"
+    " new one; constants of two modes raise, as inputs do."
 )
 # The one case the standalone PR is for, as the user states it.
 REPLACES = 22310
 CREDIT = (
-    "The root cause is @msluszniak's, traced in #22309 and #22310; this PR"
-    " exists because #22310 was closed unmerged. #22891 (@psiddh) proposes a"
-    " fix of the same cause for DINOv2 on WebGPU."
+    "The root cause is @msluszniak's (#22309, #22310); this PR exists because"
+    " #22310 was closed unmerged. #22891 (@psiddh) proposes a fix of the same"
+    " cause for DINOv2 on WebGPU."
 )
 
 

@@ -139,7 +139,7 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
         'this takes it from the placeholders\' `meta["val"]` then.',
         # Why this PR exists, and whose analysis it builds on.
         "this PR exists because #22310 was closed unmerged.",
-        "The root cause is @msluszniak's, traced in #22309 and #22310;",
+        "The root cause is @msluszniak's (#22309, #22310);",
         f"Each of the {count} releases measured, {first} to {last}, has it. On 1.5.1",
     ):
         assert needle in flat, needle
