@@ -28,13 +28,13 @@ from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.export import Dim, export, ExportedProgram
 
 
-class _SineFrequencies(torch.nn.Module):  # #22309's model: a table of x's size
+class _SineFrequencies(torch.nn.Module):  # like #22309's model: a table of x's size
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         t = torch.arange(x.shape[1], dtype=torch.float32)
         return x + 10000.0 ** (2 * torch.floor(t / 2) / 128)
 
 
-class _Scaled(torch.nn.Module):  # its inputs: a lifted constant; n, if it is given
+class _Scaled(torch.nn.Module):  # placeholders: a lifted constant, and n if given
     def forward(self, n: int = 0) -> torch.Tensor:
         return torch.tensor([1.0, 2.0]).unsqueeze(0) * 2.5
 
@@ -113,7 +113,7 @@ class TestExportPassFakeModeOfConstantInputs(unittest.TestCase):
             torch.testing.assert_close(list(got), want, msg="the constants' values")
 
     def test_one_constant_graph_retraces_in_its_placeholders_mode(self) -> None:
-        # A graph of one lifted constant retraces in its placeholders' mode.
+        # A one-constant graph retraces in its placeholders' mode, not in its ops'.
         gm, recording = export(_Scaled(), ()).graph_module, _Recording()
         own = _modes(gm)
         (last,) = gm.graph.output_node().args[0]  # a foreign val, as NXP's passes set
