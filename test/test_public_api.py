@@ -340,6 +340,7 @@ def test_a_regular_install_runs_the_commands_and_the_backport(
         "A Person <a.person@example.org>",
         "--closed-unmerged",
         "22310",
+        "22891",
         **env,
     )
     assert patch.returncode == 0, patch.stderr

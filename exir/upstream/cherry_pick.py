@@ -86,9 +86,9 @@ def reason(table: Dict[str, object], onto: str) -> str:
     return (
         f"Why ({why}): lowering aborts with a fake mode mismatch when a"
         " partitioner delegates a subgraph whose only inputs are lifted"
-        " constants (on 1.5.1, Vulkan and WebGPU did, for small stand-ins of DETR"
-        " and DINOv2); outside"
-        " the tests, the change is to _ExportPassBase.call alone."
+        " constants (on 1.5.1, Vulkan and WebGPU did, for #22309's sine table;"
+        " #22891 reports DINOv2 on WebGPU); outside the tests, the change is to"
+        " _ExportPassBase.call alone."
     )
 
 

@@ -126,8 +126,8 @@ def add_commands(
         description="Write a git-am-ready upstream patch. While #22310 is open:"
         " --tests-only --for-pr 22310 --tree <its checkout> writes the tests"
         " and comment.md for it (a follow-up once it lands). Without"
-        " --tests-only: the standalone PR once #22310 is closed unmerged"
-        " (--closed-unmerged 22310), or a release branch's pick of the landed"
+        " --tests-only: the standalone PR once #22310 and #22891 are closed"
+        " unmerged (--closed-unmerged 22310 22891), or a release branch's pick of the landed"
         " change (--pick-of N); --proof for its Test plan.",
     )
     add_patch_arguments(patch)

@@ -46,8 +46,11 @@ def add_patch_arguments(patch: argparse.ArgumentParser) -> None:
     patch.add_argument(
         "--closed-unmerged",
         type=int,
-        metavar="22310",
-        help="main's standalone PR is only for #22310 closed unmerged: say so",
+        nargs="+",
+        default=[],
+        metavar="N",
+        help="main's standalone PR is only for #22310 and #22891 closed unmerged:"
+        " say so (--closed-unmerged 22310 22891)",
     )
     patch.add_argument(
         "--pick-of", metavar="PR|COMMIT", help="a release branch's PR: what it picks"
@@ -76,7 +79,7 @@ def patch_misfit(args: argparse.Namespace, author: object) -> str:
         if not valid_identity(str(identity)):
             return f'{identity!r} is not "Name <email>"'
     if args.tests_only and (
-        args.proof or {args.closed_unmerged, args.pick_of} - {None}
+        args.proof or args.closed_unmerged or args.pick_of is not None
     ):
         return "--proof, --closed-unmerged and --pick-of are for the full patch"
     if args.proof_from_elsewhere and not args.proof:

@@ -81,7 +81,7 @@ def _snapshot(root: Path) -> Dict[str, str]:
 
 
 # The standalone PR's option, which every full patch for main needs.
-MAIN = ["--closed-unmerged", "22310"]
+MAIN = ["--closed-unmerged", "22310", "22891"]
 IDENTITY = "[user]\n\tname = A Person\n\temail = a.person@example.org\n"
 
 
@@ -195,13 +195,13 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
             "--proof, --closed-unmerged and --pick-of are for the full patch",
         ],
         "standalone without closed-unmerged": [
-            "the standalone PR is only for #22310 closed unmerged: pass"
-            " --closed-unmerged 22310 once it is",
+            "the standalone PR is only for #22310 and #22891 closed unmerged:"
+            " pass --closed-unmerged 22310 22891 once they are",
         ],
-        "closed-unmerged another PR": [
+        "closed-unmerged one of the two": [
             "--closed-unmerged",
             "22891",
-            "the standalone PR is only for #22310 closed unmerged",
+            "the standalone PR is only for #22310 and #22891 closed unmerged",
         ],
         "closed-unmerged and pick-of": [
             "--closed-unmerged",
@@ -218,6 +218,7 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
         "release proof without pick-of": [
             "--closed-unmerged",
             "22310",
+            "22891",
             "--proof",
             str(release_proof),
             "the proof is of release/1.4: a release branch's PR takes --pick-of",
@@ -277,7 +278,7 @@ def _bad_options(tmp_path: Path) -> Dict[str, List[str]]:
         "tests-only with a proof",
         "tests-only with closed-unmerged",
         "standalone without closed-unmerged",
-        "closed-unmerged another PR",
+        "closed-unmerged one of the two",
         "closed-unmerged and pick-of",
         "pick-of not a change",
         "release proof without pick-of",

@@ -48,9 +48,10 @@ def test_release_1_5_gets_the_bot_command_and_one_line_of_reason() -> None:
     # Nothing the bot posts itself, and nothing said of what it does.
     assert "Criteria Category" not in text and "Link to" not in text
     assert "the bot" not in text
-    # The backends named are measured on stand-ins, and said to be.
+    # The backends named are measured on #22309's model; DINOv2 is #22891's word.
     assert "as Vulkan and WebGPU do" not in reason
-    assert "Vulkan and WebGPU did, for small stand-ins of DETR and DINOv2" in reason
+    assert "Vulkan and WebGPU did, for #22309's sine table" in reason
+    assert "#22891 reports DINOv2 on WebGPU" in reason
     assert all(len(line) <= 100 for line in lines if line != reason)
 
 

@@ -2,8 +2,8 @@
 most 72 columns, trailers included. It says what breaks and where, the
 cause, the change, and a Test plan: what upstream's commands printed in a
 proof of this patch (``prove --json``), else the commands alone. Main's
-body credits the reporter and says why it exists (#22310 closed unmerged);
-a release branch's names the change it picks."""
+body credits the reporter and says why it exists (#22310 and #22891 closed
+unmerged); a release branch's names the change it picks."""
 
 import re
 import textwrap
@@ -54,12 +54,13 @@ CAUSE = (
     " no FakeTensor change: they trace in their placeholders' mode, else in a"
     " new one; constants of two modes raise, as inputs do."
 )
-# The one case the standalone PR is for, as the user states it.
-REPLACES = 22310
+# The one case the standalone PR is for, as the user states it: the fixes
+# proposed before it, #22310 and #22891, closed unmerged.
+REPLACES = (22310, 22891)
 CREDIT = (
     "The root cause is @msluszniak's (#22309, #22310); this PR exists because"
-    " #22310 was closed unmerged. #22891 (@psiddh) proposes a fix of the same"
-    " cause for DINOv2 on WebGPU."
+    " #22310 and #22891 (@psiddh's fix of the same cause, for DINOv2 on"
+    " WebGPU) were closed unmerged."
 )
 
 
@@ -149,17 +150,17 @@ def picked(change: str) -> str:
     return ""
 
 
-def body_misfit(closed_unmerged: Optional[int], pick_of: Optional[str]) -> str:
+def body_misfit(closed_unmerged: Sequence[int], pick_of: Optional[str]) -> str:
     """Why these options cannot make a full patch's body, or ''."""
-    if closed_unmerged is not None and pick_of is not None:
+    if closed_unmerged and pick_of is not None:
         return "--closed-unmerged is for main's PR, --pick-of for a release branch's"
     if pick_of is not None and not picked(pick_of):
         return f"--pick-of {pick_of}: not a PR number, pull URL or commit"
-    if pick_of is None and closed_unmerged != REPLACES:
+    if pick_of is None and sorted(set(closed_unmerged)) != list(REPLACES):
         return (
-            f"the standalone PR is only for #{REPLACES} closed unmerged: pass"
-            f" --closed-unmerged {REPLACES} once it is (for a release branch,"
-            " --pick-of the landed change)"
+            "the standalone PR is only for #22310 and #22891 closed unmerged:"
+            " pass --closed-unmerged 22310 22891 once they are (for a release"
+            " branch, --pick-of the landed change)"
         )
     return ""
 

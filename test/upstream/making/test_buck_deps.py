@@ -88,7 +88,7 @@ def _patch(tree: Path, out: Path) -> subprocess.CompletedProcess:
     out.mkdir(exist_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "exportpass_fix", "patch", "--tree", str(tree)]
-        + ["-o", str(out), "--author", AUTHOR, "--closed-unmerged", "22310"],
+        + ["-o", str(out), "--author", AUTHOR, "--closed-unmerged", "22310", "22891"],
         capture_output=True,
         text=True,
     )

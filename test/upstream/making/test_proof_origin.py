@@ -71,7 +71,7 @@ def _patch(
     out.mkdir()
     return subprocess.run(
         [sys.executable, "-m", "exportpass_fix", "patch", "--tree", str(tree)]
-        + ["-o", str(out), "--author", AUTHOR, "--closed-unmerged", "22310"]
+        + ["-o", str(out), "--author", AUTHOR, "--closed-unmerged", "22310", "22891"]
         + ["--proof", str(record), *extra],
         capture_output=True,
         text=True,

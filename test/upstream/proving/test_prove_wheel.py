@@ -97,7 +97,7 @@ def test_the_body_quotes_the_proof_of_this_patch(
     done = subprocess.run(
         [sys.executable, "-m", "exportpass_fix", "patch", "--tree"]
         + [str(wheel_checkout), "-o", str(tmp_path), "--author", AUTHOR]
-        + ["--proof", str(proof_file), "--closed-unmerged", "22310"],
+        + ["--proof", str(proof_file), "--closed-unmerged", "22310", "22891"],
         capture_output=True,
         text=True,
     )
