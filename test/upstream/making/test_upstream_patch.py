@@ -138,7 +138,8 @@ def test_patch_body_is_a_reviewable_pr_description(tmp_path: Path) -> None:
         "`_ExportPassBase.call` takes the mode from `self.inputs()`",
         'this takes it from the placeholders\' `meta["val"]` then.',
         # Why this PR exists, and whose analysis it builds on.
-        "this PR exists because #22310 was closed unmerged.",
+        "this PR exists because #22310 and #22891 (@psiddh's fix of the same",
+        "cause, for DINOv2 on WebGPU) were closed unmerged.",
         "The root cause is @msluszniak's (#22309, #22310);",
         f"Each of the {count} releases measured, {first} to {last}, has it. On 1.5.1",
     ):
