@@ -24,6 +24,8 @@ PR comes from ``patch --tree``, with the comment the bot would have posted.
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
+from ..survey.outcomes import BITTEN, LOWERS, outcome_rows
+
 from ..shared.release_table import (
     bitten_range,
     cherry_pick_category,
@@ -74,7 +76,33 @@ def _link(value: Optional[str]) -> str:
     return value
 
 
-def reason(table: Dict[str, object], onto: str) -> str:
+def surveyed(survey: Dict) -> str:
+    """The survey's real models, counted: how many of them #22309 bit
+    through Vulkan (which each was lowered through), how many of those
+    through WebGPU too, and how many of those lower with the fix."""
+    rows = {key: outcome_rows(entry) for key, entry in survey["models"].items()}
+    vulkan = [k for k, r in rows.items() if ("vulkan", "unpatched", BITTEN) in r]
+    webgpu = [k for k in vulkan if ("webgpu", "unpatched", BITTEN) in rows[k]]
+    fixed = [
+        key
+        for key in vulkan
+        if all(
+            (p, "backport", LOWERS) in rows[key]
+            for p, how, outcome in rows[key]
+            if how == "unpatched" and outcome == BITTEN
+        )
+    ]
+    zoos = " and ".join(sorted({key.split("/")[0] for key in rows}))
+    return (
+        f"; of {len(rows)} {zoos} models a survey lowered on"
+        f" {survey['made_from']['versions']['executorch']}, {len(vulkan)} failed"
+        f" through Vulkan ({len(webgpu)} also through WebGPU), and"
+        f" {'all' if fixed == vulkan else f'{len(fixed)} of the'} {len(vulkan)}"
+        " lower with the fix"
+    )
+
+
+def reason(table: Dict[str, object], onto: str, survey: Optional[Dict] = None) -> str:
     """The one line posted beside the bot command."""
     first, last = bitten_range(table)
     regressed = regressions_into(table, _line(onto))
@@ -87,8 +115,8 @@ def reason(table: Dict[str, object], onto: str) -> str:
         f"Why ({why}): lowering aborts with a fake mode mismatch when a"
         " partitioner delegates a subgraph whose only inputs are lifted"
         " constants (on 1.5.1, Vulkan and WebGPU did, for #22309's sine table;"
-        " #22891 reports DINOv2 on WebGPU); outside the tests, the change is to"
-        " _ExportPassBase.call alone."
+        f" #22891 reports DINOv2 on WebGPU{surveyed(survey) if survey else ''});"
+        " outside the tests, the change is to _ExportPassBase.call alone."
     )
 
 
@@ -120,6 +148,7 @@ def request(
     trunk_pr: Optional[str] = None,
     release_pr: Optional[str] = None,
     table: Optional[Dict[str, object]] = None,
+    survey: Optional[Dict] = None,
 ) -> str:
     branch = RELEASE_BRANCHES.get(onto)
     if branch is None:
@@ -135,6 +164,10 @@ def request(
     if tracker is not None and trunk_pr is None:
         raise CherryPickRefused(
             "--tracker needs --trunk-pr: the landed change the release PR picks"
+        )
+    if survey is not None and branch.build_file != MAIN_BUILD_FILE:
+        raise CherryPickRefused(
+            f"--survey is for a line of reason, which {onto} does not get"
         )
     table = table or load()
     category = cherry_pick_category(table, onto)
@@ -153,7 +186,7 @@ def request(
                 "On the landed trunk PR:",
                 "",
                 f"@pytorchbot cherry-pick --onto {onto} -c {category} --fixes #22309",
-                reason(table, onto),
+                reason(table, onto, survey),
                 "",
             ]
         )

@@ -109,11 +109,18 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _cherry_pick(args: argparse.Namespace) -> int:
+    from ..survey.record import load as load_survey
     from .cherry_pick import CherryPickRefused, request
 
     try:
-        print(request(args.onto, args.tracker, args.trunk_pr, args.release_pr), end="")
-    except CherryPickRefused as refusal:
+        survey = load_survey(Path(args.survey)) if args.survey else None
+        if args.survey and survey is None:
+            raise CherryPickRefused(f"no survey record at {args.survey}")
+        text = request(
+            args.onto, args.tracker, args.trunk_pr, args.release_pr, survey=survey
+        )
+        print(text, end="")
+    except (CherryPickRefused, ValueError) as refusal:
         return refuse("cherry-pick", refusal)
     return EXIT_OK
 
@@ -163,5 +170,8 @@ def add_commands(
         "--release-pr",
         metavar="URL|NUMBER",
         help="with --tracker: the release-branch PR",
+    )
+    cherry_pick.add_argument(
+        "--survey", metavar="FILE", help="a survey record: its counts in the reason"
     )
     cherry_pick.set_defaults(run=_cherry_pick)

@@ -82,6 +82,7 @@ def _snapshot(root: Path) -> Dict[str, str]:
 
 # The standalone PR's option, which every full patch for main needs.
 MAIN = ["--closed-unmerged", "22310", "22891"]
+SURVEY = Path(__file__).resolve().parents[1] / "survey" / "survey.json"
 IDENTITY = "[user]\n\tname = A Person\n\temail = a.person@example.org\n"
 
 
@@ -359,6 +360,16 @@ def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
         "cherry-pick", "--onto", "release/1.4", "--tracker", "24000"
     )
     assert "--tracker needs --trunk-pr" in refusal
+    assert stdout == ""
+    refusal, stdout = _refusal(
+        "cherry-pick", "--onto", "release/1.5", "--survey", "no-such-record.json"
+    )
+    assert "no survey record at no-such-record.json" in refusal
+    assert stdout == ""
+    refusal, stdout = _refusal(
+        "cherry-pick", "--onto", "release/1.4", "--survey", str(SURVEY)
+    )
+    assert "--survey is for a line of reason, which release/1.4" in refusal
     assert stdout == ""
 
 

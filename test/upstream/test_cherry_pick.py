@@ -114,3 +114,43 @@ def test_a_reopened_1_4_gets_its_own_pr_and_the_bots_comment() -> None:
         f"{category.capitalize()} - #22309",
     ]
     assert TO_FILL not in text
+
+
+def _surveyed(**lowerings: str) -> dict:
+    """A survey entry: ``vulkan_unpatched="lowers"`` and the like."""
+    entry: dict = {"export": {"outcome": "exports"}, "lowerings": {}}
+    for name, outcome in lowerings.items():
+        partitioner, how = name.split("_")
+        entry["lowerings"].setdefault(partitioner, {})[how] = {"outcome": outcome}
+    return entry
+
+
+def test_a_survey_record_gives_the_reason_its_counts_of_real_models() -> None:
+    bitten, fixed = "fails with #22309", "lowers"
+    survey = {
+        "made_from": {"versions": {"executorch": "1.5.1"}},
+        "models": {
+            "timm/both": _surveyed(
+                vulkan_unpatched=bitten,
+                vulkan_backport=fixed,
+                webgpu_unpatched=bitten,
+                webgpu_backport=fixed,
+            ),
+            "timm/lowers": _surveyed(vulkan_unpatched=fixed),
+            "torchvision/still_fails": _surveyed(
+                vulkan_unpatched=bitten,
+                vulkan_backport="fails for another reason",
+                webgpu_unpatched=fixed,
+            ),
+        },
+    }
+
+    text = request("release/1.5", survey=survey)
+    assert (
+        "; of 3 timm and torchvision models a survey lowered on 1.5.1, 2 failed"
+        " through Vulkan (1 also through WebGPU), and 1 of the 2 lower with the fix)"
+    ) in text
+    del survey["models"]["torchvision/still_fails"]
+    assert "of 2 timm models" in request("release/1.5", survey=survey)
+    assert "and all 1 lower with the fix" in request("release/1.5", survey=survey)
+    assert "a survey" not in request("release/1.5")
