@@ -24,14 +24,13 @@ PR comes from ``patch --tree``, with the comment the bot would have posted.
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-from ..survey.outcomes import BITTEN, LOWERS, outcome_rows
-
 from ..shared.release_table import (
     bitten_range,
     cherry_pick_category,
     load,
     regressions_into,
 )
+from ..survey.outcomes import BITTEN, LOWERS, outcome_rows
 
 TO_FILL = "<to be filled by the person who opens it>"
 

@@ -38,9 +38,9 @@ def render(record: Dict, survey: Dict) -> str:
         counted[points_at] += 1
     folded = [c["check"].get("folded") for c in checks.values() if c["why"] == "bitten"]
     said = (
-        f"check on {len(met)} of the {len(bitten)} bitten models (each biting"
-        f" partitioner) and {len(drawn)} drawn unbitten (seed {record['seed']},"
-        f" Vulkan): {', '.join(drawn) or 'none'}. It agrees with the survey,"
+        f"check on {len(drawn)} drawn unbitten models (seed {record['seed']},"
+        f" Vulkan): {', '.join(drawn) or 'none'}; and on {len(met)} of the"
+        f" {len(bitten)} bitten (each biting partitioner; below). It agrees with the survey,"
         " unpatched and with the backport, on"
         f" {sum(c['agrees'] for c in checks.values())} of {len(checks)}. Its"
         f" \"where\": the table's line {counted['table']}, its call site in"
