@@ -22,6 +22,7 @@ PR comes from ``patch --tree``, with the comment the bot would have posted.
 """
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from ..shared.release_table import (
@@ -30,7 +31,8 @@ from ..shared.release_table import (
     load,
     regressions_into,
 )
-from ..survey.outcomes import BITTEN, LOWERS, outcome_rows
+from ..survey.outcomes import BITTEN, LOWERS, OTHER, outcome_rows
+from ..survey.record import load as load_survey
 
 TO_FILL = "<to be filled by the person who opens it>"
 
@@ -75,29 +77,63 @@ def _link(value: Optional[str]) -> str:
     return value
 
 
-def surveyed(survey: Dict) -> str:
-    """The survey's real models, counted: how many of them #22309 bit
-    through Vulkan (which each was lowered through), how many of those
-    through WebGPU too, and how many of those lower with the fix."""
-    rows = {key: outcome_rows(entry) for key, entry in survey["models"].items()}
-    vulkan = [k for k, r in rows.items() if ("vulkan", "unpatched", BITTEN) in r]
-    webgpu = [k for k in vulkan if ("webgpu", "unpatched", BITTEN) in rows[k]]
-    fixed = [
-        key
+def read_survey(path: str) -> Dict:
+    """The survey record at ``path``; refused if there is none."""
+    if not path:
+        raise CherryPickRefused("--survey needs a survey record's path")
+    try:
+        survey = load_survey(Path(path))
+    except ValueError as error:
+        raise CherryPickRefused(error) from None
+    if survey is None:
+        raise CherryPickRefused(f"no survey record at {path!r}")
+    return survey
+
+
+def _models(count: int) -> str:
+    return f"{count} model{'s' * (count != 1)}"
+
+
+def surveyed(survey: Dict, onto: str) -> str:
+    """The survey's real models, counted: of those that exported, how many
+    #22309 bit through Vulkan (each was lowered through it), how many of
+    those through WebGPU too, and how many of those lower with the fix,
+    still fail with it, or were not measured with it (limits)."""
+    try:
+        version = str(survey["made_from"]["versions"]["executorch"])
+        rows = {
+            key: outcome_rows(entry)
+            for key, entry in survey["models"].items()
+            if entry.get("export", {}).get("outcome") == "exports"
+        }
+    except (AttributeError, KeyError, TypeError) as error:
+        raise CherryPickRefused(f"--survey: not a survey record ({error!r})")
+    if not version.startswith(onto.rsplit("/", 1)[-1] + "."):
+        raise CherryPickRefused(f"--survey: made on ExecuTorch {version}, not {onto}")
+    through = {
+        key: [p for p, how, outcome in r if (how, outcome) == ("unpatched", BITTEN)]
+        for key, r in rows.items()
+    }
+    vulkan = [key for key, ps in through.items() if "vulkan" in ps]
+    if not vulkan:
+        raise CherryPickRefused("--survey: it holds no model bitten through Vulkan")
+    webgpu = [key for key in vulkan if "webgpu" in through[key]]
+    after = {
+        key: {o for p, how, o in rows[key] if how == "backport" and p in through[key]}
         for key in vulkan
-        if all(
-            (p, "backport", LOWERS) in rows[key]
-            for p, how, outcome in rows[key]
-            if how == "unpatched" and outcome == BITTEN
-        )
-    ]
+    }
+    fixed = [key for key in vulkan if after[key] == {LOWERS}]
+    failing = [key for key in vulkan if after[key] & {BITTEN, OTHER}]
+    unmeasured = len(vulkan) - len(fixed) - len(failing)
     zoos = " and ".join(sorted({key.split("/")[0] for key in rows}))
+    how_many = "all" if len(fixed) == len(vulkan) > 1 else f"{len(fixed)} of the"
     return (
-        f"; of {len(rows)} {zoos} models a survey lowered on"
-        f" {survey['made_from']['versions']['executorch']}, {len(vulkan)} failed"
-        f" through Vulkan ({len(webgpu)} also through WebGPU), and"
-        f" {'all' if fixed == vulkan else f'{len(fixed)} of the'} {len(vulkan)}"
-        " lower with the fix"
+        f" Of {_models(len(rows))} of {zoos} a survey lowered on {version},"
+        f" {len(vulkan)} failed through Vulkan ({len(webgpu)} of them also"
+        f" through WebGPU), and {how_many} {len(vulkan)} lower with the fix"
+        + f"; {len(failing)} still fail{'s' * (len(failing) == 1)}" * bool(failing)
+        + f"; {unmeasured} not measured with it" * bool(unmeasured)
+        + "."
     )
 
 
@@ -112,10 +148,11 @@ def reason(table: Dict[str, object], onto: str, survey: Optional[Dict] = None) -
     )
     return (
         f"Why ({why}): lowering aborts with a fake mode mismatch when a"
-        " partitioner delegates a subgraph whose only inputs are lifted"
-        " constants (on 1.5.1, Vulkan and WebGPU did, for #22309's sine table;"
-        f" #22891 reports DINOv2 on WebGPU{surveyed(survey) if survey else ''});"
-        " outside the tests, the change is to _ExportPassBase.call alone."
+        " partitioner delegates a subgraph whose only tensor inputs are lifted"
+        " constants. On 1.5.1, #22309's sine table meets it through Vulkan and"
+        " WebGPU, and #22891 reports DINOv2 on WebGPU."
+        f"{surveyed(survey, onto) if survey is not None else ''} Outside the"
+        " tests, the change is to _ExportPassBase.call alone."
     )
 
 

@@ -109,18 +109,15 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _cherry_pick(args: argparse.Namespace) -> int:
-    from ..survey.record import load as load_survey
-    from .cherry_pick import CherryPickRefused, request
+    from .cherry_pick import CherryPickRefused, read_survey, request
 
     try:
-        survey = load_survey(Path(args.survey)) if args.survey else None
-        if args.survey and survey is None:
-            raise CherryPickRefused(f"no survey record at {args.survey}")
+        survey = None if args.survey is None else read_survey(args.survey)
         text = request(
             args.onto, args.tracker, args.trunk_pr, args.release_pr, survey=survey
         )
         print(text, end="")
-    except (CherryPickRefused, ValueError) as refusal:
+    except CherryPickRefused as refusal:
         return refuse("cherry-pick", refusal)
     return EXIT_OK
 

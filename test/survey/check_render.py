@@ -42,9 +42,10 @@ def render(record: Dict, survey: Dict) -> str:
         f" Vulkan): {', '.join(drawn) or 'none'}; and on {len(met)} of the"
         f" {len(bitten)} bitten (each biting partitioner; below). It agrees with the survey,"
         " unpatched and with the backport, on"
-        f" {sum(c['agrees'] for c in checks.values())} of {len(checks)}. Its"
-        f" \"where\": the table's line {counted['table']}, its call site in"
-        f" forward {counted['call site']}, neither {counted['neither']}. Folded"
+        f" {sum(c['agrees'] for c in checks.values())} of {len(checks)}. Of"
+        f' the {len(sources)} source lines its "where" names,'
+        f" {counted['table']} compute the table, {counted['call site']} are"
+        f" its call site in forward, {counted['neither']} neither. Folded"
         f" first, unpatched: {folded.count(outcomes.LOWERS)} of {len(folded)}"
         " bitten checks lower."
     )

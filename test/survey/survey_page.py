@@ -30,7 +30,7 @@ SHORT = {
     outcomes.TIMED_OUT: "timed out",
     outcomes.NO_MEMORY: "out of memory",
 }
-LEGEND = "#22309: its assertion; other: fails otherwise; backport: where Vulkan gave #22309 or other, or drawn"
+LEGEND = "#22309: its assertion; other: fails otherwise; where Vulkan gave either, WebGPU and XNNPACK too, then all three with the backport; else, if drawn, Vulkan with it"
 
 
 def coverage(record: Dict) -> str:

@@ -364,12 +364,26 @@ def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
     refusal, stdout = _refusal(
         "cherry-pick", "--onto", "release/1.5", "--survey", "no-such-record.json"
     )
-    assert "no survey record at no-such-record.json" in refusal
+    assert "no survey record at 'no-such-record.json'" in refusal
     assert stdout == ""
     refusal, stdout = _refusal(
         "cherry-pick", "--onto", "release/1.4", "--survey", str(SURVEY)
     )
     assert "--survey is for a line of reason, which release/1.4" in refusal
+    assert stdout == ""
+
+
+def test_cherry_pick_refuses_a_survey_record_of_another_shape(tmp_path: Path) -> None:
+    shaped = {"made_from": {}, "models": [], "selection": {}, "limits": {}, "seed": 0}
+    (tmp_path / "survey.json").write_text(json.dumps(shaped))
+    refusal, stdout = _refusal(
+        "cherry-pick",
+        "--onto",
+        "release/1.5",
+        "--survey",
+        str(tmp_path / "survey.json"),
+    )
+    assert "--survey: not a survey record" in refusal
     assert stdout == ""
 
 
