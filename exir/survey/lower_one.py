@@ -68,6 +68,9 @@ def build(job: Dict) -> tuple:
 
         # No weights at all: a detector's default backbone weights download.
         backbone = {"weights_backbone": None} if job["kind"] in BACKBONED else {}
+        # A ViT is built for one size: its default weights' (518 for vit_h_14).
+        if job["name"].startswith("vit_"):
+            backbone["image_size"] = shape[-1]
         model = torchvision.models.get_model(job["name"], weights=None, **backbone)
     images = [torch.randn(*shape) for _ in range(job.get("images", 1))]
     if job.get("kind") == "detection":  # a list of one image, no batch

@@ -39,3 +39,13 @@ def test_xnnpack_after_vulkan_lowers_the_saved_program(
     state: dict = {}
     lower_one.backport(job, state)
     assert sorted(state) == names, "each partitioner lowered"
+
+
+@pytest.mark.survey
+def test_a_vit_is_built_for_its_default_weights_size() -> None:
+    # vit_h_14's default weights are at 518: built at 224, it refused that input.
+    pytest.importorskip("torchvision", reason="torchvision cannot be imported here")
+    job = {"zoo": "torchvision", "name": "vit_b_32", "kind": "classification"}
+    model, args = lower_one.build({**job, "input": [1, 3, 256, 256]})
+    with torch.no_grad():
+        assert model(*args).shape == (1, 1000)
