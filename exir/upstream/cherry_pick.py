@@ -83,8 +83,8 @@ def read_survey(path: str) -> Dict:
         raise CherryPickRefused("--survey needs a survey record's path")
     try:
         survey = load_survey(Path(path))
-    except ValueError as error:
-        raise CherryPickRefused(error) from None
+    except (RecursionError, ValueError) as error:
+        raise CherryPickRefused(f"{path!r}: {error}") from None
     if survey is None:
         raise CherryPickRefused(f"no survey record at {path!r}")
     return survey
@@ -118,19 +118,25 @@ def surveyed(survey: Dict, onto: str) -> str:
     if not vulkan:
         raise CherryPickRefused("--survey: it holds no model bitten through Vulkan")
     webgpu = [key for key in vulkan if "webgpu" in through[key]]
-    after = {
-        key: {o for p, how, o in rows[key] if how == "backport" and p in through[key]}
-        for key in vulkan
+    backport = {
+        key: {p: o for p, how, o in rows[key] if how == "backport"} for key in vulkan
     }
+    after = {key: {backport[key].get(p) for p in through[key]} for key in vulkan}
+    others = [
+        key
+        for key, r in rows.items()
+        if key not in vulkan and ("vulkan", "unpatched", LOWERS) not in r
+    ]
     fixed = [key for key in vulkan if after[key] == {LOWERS}]
     failing = [key for key in vulkan if after[key] & {BITTEN, OTHER}]
     unmeasured = len(vulkan) - len(fixed) - len(failing)
     zoos = " and ".join(sorted({key.split("/")[0] for key in rows}))
     how_many = "all" if len(fixed) == len(vulkan) > 1 else f"{len(fixed)} of the"
     return (
-        f" Of {_models(len(rows))} of {zoos} a survey lowered on {version},"
-        f" {len(vulkan)} failed through Vulkan ({len(webgpu)} of them also"
-        f" through WebGPU), and {how_many} {len(vulkan)} lower with the fix"
+        f" Of {_models(len(rows))} of {zoos} a survey lowered through Vulkan on"
+        f" {version}, {len(vulkan)} failed with #22309 ({len(webgpu)} of them"
+        f" through WebGPU too) and {len(others)} otherwise or at its limits;"
+        f" {how_many} {len(vulkan)} lower with the fix"
         + f"; {len(failing)} still fail{'s' * (len(failing) == 1)}" * bool(failing)
         + f"; {unmeasured} not measured with it" * bool(unmeasured)
         + "."
@@ -203,7 +209,7 @@ def request(
         )
     if survey is not None and branch.build_file != MAIN_BUILD_FILE:
         raise CherryPickRefused(
-            f"--survey is for a line of reason, which {onto} does not get"
+            f"--survey is for release/1.5's Why line; {onto} gets none"
         )
     table = table or load()
     category = cherry_pick_category(table, onto)

@@ -9,6 +9,7 @@ the zoo's package.
 """
 
 import ast
+import re
 from typing import Dict, List, Optional
 
 from exportpass_fix.survey import outcomes
@@ -53,8 +54,8 @@ def _calls(code: str) -> List[str]:
     """The dotted names the line calls (``f``, ``self.f``, ``torch.arange``)."""
     try:
         tree = ast.parse(code.strip().rstrip(":") or "None")
-    except SyntaxError:
-        return []
+    except SyntaxError:  # a statement cut at its line's end: "a = f("
+        return re.findall(r"([\w.]+)\s*\(", code)
     return [
         ast.unparse(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)
     ]

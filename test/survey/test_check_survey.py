@@ -116,6 +116,7 @@ def test_check_columns_read_as_the_surveys_outcomes() -> None:
         ("timm/models/a.py", "forward", "x = x + self.pos_embed", "table"),
         ("timm/models/a.py", "forward", "xs = self.forward_features(x)", "call site"),
         ("timm/models/a.py", "forward", "r = build_rope(x.shape[1])", "call site"),
+        ("timm/models/a.py", "forward", "attn = cal_rel_pos_type(", "call site"),
         ("torchvision/ops/b.py", "forward", "t = torch.arange(n)", "neither"),
         ("", None, "", "neither"),
     ],

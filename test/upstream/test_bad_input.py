@@ -350,7 +350,7 @@ def test_cherry_pick_onto_an_unknown_branch_is_refused() -> None:
         assert stdout == ""
 
 
-def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
+def test_cherry_pick_options_that_do_not_fit_are_refused(tmp_path: Path) -> None:
     refusal, stdout = _refusal(
         "cherry-pick", "--onto", "release/1.5", "--tracker", "24000"
     )
@@ -365,11 +365,19 @@ def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
         "cherry-pick", "--onto", "release/1.5", "--survey", "no-such-record.json"
     )
     assert "no survey record at 'no-such-record.json'" in refusal
+    deep = tmp_path / "deep.json"  # nested past Python's recursion limit
+    deep.write_text("[" * 100000 + "]" * 100000)
+    refusal, stdout = _refusal(
+        "cherry-pick", "--onto", "release/1.5", "--survey", str(deep)
+    )
+    assert refusal.startswith(
+        f"python -m exportpass_fix cherry-pick: refused: {str(deep)!r}"
+    )
     assert stdout == ""
     refusal, stdout = _refusal(
         "cherry-pick", "--onto", "release/1.4", "--survey", str(SURVEY)
     )
-    assert "--survey is for a line of reason, which release/1.4" in refusal
+    assert "--survey is for release/1.5's Why line; release/1.4 gets none" in refusal
     assert stdout == ""
 
 
