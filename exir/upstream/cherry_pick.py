@@ -22,7 +22,6 @@ PR comes from ``patch --tree``, with the comment the bot would have posted.
 """
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from ..shared.release_table import (
@@ -31,8 +30,6 @@ from ..shared.release_table import (
     load,
     regressions_into,
 )
-from ..survey.outcomes import BITTEN, LOWERS, OTHER, outcome_rows
-from ..survey.record import load as load_survey
 
 TO_FILL = "<to be filled by the person who opens it>"
 
@@ -77,73 +74,7 @@ def _link(value: Optional[str]) -> str:
     return value
 
 
-def read_survey(path: str) -> Dict:
-    """The survey record at ``path``; refused if there is none."""
-    if not path:
-        raise CherryPickRefused("--survey needs a survey record's path")
-    try:
-        survey = load_survey(Path(path))
-    except (RecursionError, ValueError) as error:
-        raise CherryPickRefused(f"{path!r}: {error}") from None
-    if survey is None:
-        raise CherryPickRefused(f"no survey record at {path!r}")
-    return survey
-
-
-def _models(count: int) -> str:
-    return f"{count} model{'s' * (count != 1)}"
-
-
-def surveyed(survey: Dict, onto: str) -> str:
-    """The survey's real models, counted: of those that exported, how many
-    #22309 bit through Vulkan (each was lowered through it), how many of
-    those through WebGPU too, and how many of those lower with the fix,
-    still fail with it, or were not measured with it (limits)."""
-    try:
-        version = str(survey["made_from"]["versions"]["executorch"])
-        rows = {
-            key: outcome_rows(entry)
-            for key, entry in survey["models"].items()
-            if entry.get("export", {}).get("outcome") == "exports"
-        }
-    except (AttributeError, KeyError, TypeError) as error:
-        raise CherryPickRefused(f"--survey: not a survey record ({error!r})")
-    if not version.startswith(onto.rsplit("/", 1)[-1] + "."):
-        raise CherryPickRefused(f"--survey: made on ExecuTorch {version}, not {onto}")
-    through = {
-        key: [p for p, how, outcome in r if (how, outcome) == ("unpatched", BITTEN)]
-        for key, r in rows.items()
-    }
-    vulkan = [key for key, ps in through.items() if "vulkan" in ps]
-    if not vulkan:
-        raise CherryPickRefused("--survey: it holds no model bitten through Vulkan")
-    webgpu = [key for key in vulkan if "webgpu" in through[key]]
-    backport = {
-        key: {p: o for p, how, o in rows[key] if how == "backport"} for key in vulkan
-    }
-    after = {key: {backport[key].get(p) for p in through[key]} for key in vulkan}
-    others = [
-        key
-        for key, r in rows.items()
-        if key not in vulkan and ("vulkan", "unpatched", LOWERS) not in r
-    ]
-    fixed = [key for key in vulkan if after[key] == {LOWERS}]
-    failing = [key for key in vulkan if after[key] & {BITTEN, OTHER}]
-    unmeasured = len(vulkan) - len(fixed) - len(failing)
-    zoos = " and ".join(sorted({key.split("/")[0] for key in rows}))
-    how_many = "all" if len(fixed) == len(vulkan) > 1 else f"{len(fixed)} of the"
-    return (
-        f" Of {_models(len(rows))} of {zoos} a survey lowered through Vulkan on"
-        f" {version}, {len(vulkan)} failed with #22309 ({len(webgpu)} of them"
-        f" through WebGPU too) and {len(others)} otherwise or at its limits;"
-        f" {how_many} {len(vulkan)} lower with the fix"
-        + f"; {len(failing)} still fail{'s' * (len(failing) == 1)}" * bool(failing)
-        + f"; {unmeasured} not measured with it" * bool(unmeasured)
-        + "."
-    )
-
-
-def reason(table: Dict[str, object], onto: str, survey: Optional[Dict] = None) -> str:
+def reason(table: Dict[str, object], onto: str) -> str:
     """The one line posted beside the bot command."""
     first, last = bitten_range(table)
     regressed = regressions_into(table, _line(onto))
@@ -154,11 +85,10 @@ def reason(table: Dict[str, object], onto: str, survey: Optional[Dict] = None) -
     )
     return (
         f"Why ({why}): lowering aborts with a fake mode mismatch when a"
-        " partitioner delegates a subgraph whose only tensor inputs are lifted"
-        " constants. On 1.5.1, #22309's sine table meets it through Vulkan and"
-        " WebGPU, and #22891 reports DINOv2 on WebGPU."
-        f"{surveyed(survey, onto) if survey is not None else ''} Outside the"
-        " tests, the change is to _ExportPassBase.call alone."
+        " partitioner delegates a subgraph whose only inputs are lifted"
+        " constants (on 1.5.1, Vulkan and WebGPU did, for #22309's sine table;"
+        " #22891 reports DINOv2 on WebGPU); outside the tests, the change is to"
+        " _ExportPassBase.call alone."
     )
 
 
@@ -190,7 +120,6 @@ def request(
     trunk_pr: Optional[str] = None,
     release_pr: Optional[str] = None,
     table: Optional[Dict[str, object]] = None,
-    survey: Optional[Dict] = None,
 ) -> str:
     branch = RELEASE_BRANCHES.get(onto)
     if branch is None:
@@ -206,10 +135,6 @@ def request(
     if tracker is not None and trunk_pr is None:
         raise CherryPickRefused(
             "--tracker needs --trunk-pr: the landed change the release PR picks"
-        )
-    if survey is not None and branch.build_file != MAIN_BUILD_FILE:
-        raise CherryPickRefused(
-            f"--survey is for release/1.5's Why line; {onto} gets none"
         )
     table = table or load()
     category = cherry_pick_category(table, onto)
@@ -228,7 +153,7 @@ def request(
                 "On the landed trunk PR:",
                 "",
                 f"@pytorchbot cherry-pick --onto {onto} -c {category} --fixes #22309",
-                reason(table, onto, survey),
+                reason(table, onto),
                 "",
             ]
         )

@@ -109,14 +109,10 @@ def _prove(args: argparse.Namespace) -> int:
 
 
 def _cherry_pick(args: argparse.Namespace) -> int:
-    from .cherry_pick import CherryPickRefused, read_survey, request
+    from .cherry_pick import CherryPickRefused, request
 
     try:
-        survey = None if args.survey is None else read_survey(args.survey)
-        text = request(
-            args.onto, args.tracker, args.trunk_pr, args.release_pr, survey=survey
-        )
-        print(text, end="")
+        print(request(args.onto, args.tracker, args.trunk_pr, args.release_pr), end="")
     except CherryPickRefused as refusal:
         return refuse("cherry-pick", refusal)
     return EXIT_OK
@@ -167,8 +163,5 @@ def add_commands(
         "--release-pr",
         metavar="URL|NUMBER",
         help="with --tracker: the release-branch PR",
-    )
-    cherry_pick.add_argument(
-        "--survey", metavar="FILE", help="a survey record: its counts in the reason"
     )
     cherry_pick.set_defaults(run=_cherry_pick)

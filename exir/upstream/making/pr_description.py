@@ -54,9 +54,9 @@ CAUSE = (
     " no FakeTensor change: they trace in their placeholders' mode, else in a"
     " new one; constants of two modes raise, as inputs do."
 )
-# The standalone PR is only for the fixes proposed before it closed unmerged.
+# The one case the standalone PR is for, as the user states it: the fixes
+# proposed before it, #22310 and #22891, closed unmerged.
 REPLACES = (22310, 22891)
-REPLACED = " and ".join(f"#{number}" for number in REPLACES)
 CREDIT = (
     "The root cause is @msluszniak's (#22309, #22310); this PR exists because"
     " #22310 and #22891 (@psiddh's fix of the same cause, for DINOv2 on"
@@ -114,7 +114,7 @@ def measured_test_plan(proof: Dict[str, object], elsewhere: Sequence[str] = ()) 
     failed = without["failed"] if isinstance(without["failed"], list) else []
     both = sorted(set(failed) & set(with_fix["failed"] or []))
     others = len(new_test_names() - set(failed))
-    guard = both_ways(both) + "."
+    guard = f" (`{'`, `'.join(both)}` both ways)" * bool(both) + "."
     if others:  # pinning what upstream's call does and a fix keeps
         guard += f" The other {others} new tests pass either way."
     suite = _suite_counts(data["exir/tests differential"])
@@ -150,10 +150,6 @@ def picked(change: str) -> str:
     return ""
 
 
-def both_ways(tests: Sequence[str]) -> str:  # those failing with the fix too
-    return f" (`{'`, `'.join(tests)}`, both ways)" if tests else ""
-
-
 def body_misfit(closed_unmerged: Sequence[int], pick_of: Optional[str]) -> str:
     """Why these options cannot make a full patch's body, or ''."""
     if closed_unmerged and pick_of is not None:
@@ -162,9 +158,9 @@ def body_misfit(closed_unmerged: Sequence[int], pick_of: Optional[str]) -> str:
         return f"--pick-of {pick_of}: not a PR number, pull URL or commit"
     if pick_of is None and sorted(set(closed_unmerged)) != list(REPLACES):
         return (
-            f"the standalone PR is only for {REPLACED} closed unmerged: pass"
-            f" --closed-unmerged {' '.join(map(str, REPLACES))} once they are"
-            " (for a release branch, --pick-of the landed change)"
+            "the standalone PR is only for #22310 and #22891 closed unmerged:"
+            " pass --closed-unmerged 22310 22891 once they are (for a release"
+            " branch, --pick-of the landed change)"
         )
     return ""
 
@@ -177,9 +173,10 @@ def commit_message(
     elsewhere: Sequence[str] = (),
 ) -> str:
     """The body after the Subject: line, trailers included: main's standalone
-    PR (``pick_of`` None), or a release branch's pick of the landed
-    ``pick_of``. ``releases``: the release table, whose measured releases it
-    names; ``elsewhere``: how the proof's run differs from where it is made."""
+    PR (``pick_of`` None: only once #22310 is closed unmerged, as the user
+    states), or a release branch's pick of the landed ``pick_of``.
+    ``releases``: the release table, whose measured releases it names;
+    ``elsewhere``: how the proof's run differs from where the patch is made."""
     opening = "Fixes"
     if pick_of is not None:
         onto = proof["ref"] if proof else "this release branch"

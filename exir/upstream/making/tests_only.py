@@ -38,13 +38,7 @@ from .evidence import (
 )
 from .mail_patch import write_patch
 from .patch import check_writable, PatchRefused, planned_test_changes, read_tree_file
-from .pr_description import (
-    both_ways,
-    fill,
-    pin_in_words,
-    tests_only_message,
-    TESTS_ONLY_SUBJECT,
-)
+from .pr_description import fill, pin_in_words, tests_only_message, TESTS_ONLY_SUBJECT
 from .trees import environment, git_output, merged_as
 
 COMMENT = "comment.md"
@@ -71,7 +65,7 @@ class Measured:
         where = f"At {self.commit[:12]}" if self.commit else "On this tree"
         both = sorted(set(self.fixed.failed) & set(self.unfixed.failed))
         others = self.new_tests - (unfixed - len(both))
-        same = both_ways(both)
+        same = f" (`{'`, `'.join(both)}`, both ways)" * bool(both)
         new = "all new tests" if unfixed > 1 else "a new test"
         if both:
             new = f"{unfixed - len(both)} of them new tests"
