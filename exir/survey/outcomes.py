@@ -91,7 +91,8 @@ def _add(entry: Dict, line: Dict, how: str) -> None:
     name, ok = line["done"], line["ok"]
     failed = {} if ok else of_failure(line.get("messages", []))
     if name in ("build", "export") and not ok:
-        entry["export"] = {"outcome": DOES_NOT_EXPORT, "step": name, **failed}
+        # Its own outcome, not the failure's ("fails for another reason").
+        entry["export"] = {**failed, "outcome": DOES_NOT_EXPORT, "step": name}
         entry["export"]["error"] = f"{name}: {failed['error']}"
     elif name == "export":
         entry["export"] = {"outcome": "exports", "seconds": line["seconds"]}

@@ -158,6 +158,17 @@ def test_a_process_killed_mid_step_gives_that_step_its_outcome() -> None:
     }
 
 
+def test_a_model_that_fails_to_export_is_said_not_to_export() -> None:
+    failed = {
+        "done": "export",
+        "ok": False,
+        "messages": ["GuardOnDataDependentSymNode"],
+    }
+    entry = outcomes.of_process([{"doing": "export"}, failed], None, ["vulkan"], False)
+    assert outcomes.outcome_rows(entry) == [("vulkan", "unpatched", "does not export")]
+    assert entry["export"]["error"] == "export: GuardOnDataDependentSymNode"
+
+
 def test_a_failure_is_22309_by_its_assertion_text_alone() -> None:
     text = "fake mode (FakeTensorMode) from tracing context 0 doesn't match mode"
     assert outcomes.of_failure(["RuntimeError: wrapped", text])["outcome"] == (
