@@ -40,7 +40,8 @@ COMMANDS = [
 MAY_IMPORT = {
     "shared": set(),
     "backport": {"shared"},
-    "upstream": {"shared", "upstream/making", "upstream/proving"},
+    # The cherry-pick's reason cites the survey's counts, counted there.
+    "upstream": {"shared", "upstream/making", "upstream/proving", "survey"},
     "upstream/making": {"shared"},
     "upstream/proving": {"shared", "upstream/making"},
     "diagnosis": {
@@ -73,8 +74,9 @@ JOBS = {"shared", "backport", "upstream", "diagnosis", "survey"}
 MAX_MODULES = 8  # per folder, besides __init__ and __main__
 MAX_LINES = 210
 # The package's own code, the upstream files aside: what users install.
-# 7500 for the first three jobs; the survey, a fourth, brought about 830.
-MAX_PACKAGE_LINES = 8000
+# 7500 for the first three jobs; the survey, a fourth, brought about 830,
+# and the cherry-pick's citing its counts about 50.
+MAX_PACKAGE_LINES = 8050
 
 
 # What Python 3.11 and 3.12 added that this code might reach for: on 3.10
@@ -232,7 +234,7 @@ def test_a_folder_imports_only_what_it_may_and_stays_small(folder: str) -> None:
         assert len(path.read_text().splitlines()) <= MAX_LINES, path
 
 
-def test_the_package_is_at_most_8000_lines_of_python() -> None:
+def test_the_package_is_at_most_8050_lines_of_python() -> None:
     # exir/pass_base.py and exir/tests/ are upstream's files, not the tools.
     tools = [
         p

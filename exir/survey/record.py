@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 
 from ..shared.report import text_table
 from .lower_one import RTOL
-from .outcomes import outcome_rows
+from .outcomes import BITTEN, LOWERS, outcome_rows
 
 PACKAGE = Path(__file__).resolve().parent.parent
 DECIDING = (
@@ -45,7 +45,7 @@ def load(path: Path) -> Optional[Dict]:
         return None
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError, RecursionError) as error:  # a JSON error too
         raise ValueError(f"{path} cannot be read as JSON: {error}") from None
     keys = {"made_from", "selection", "models", "limits", "seed"}
     if not isinstance(record, dict) or not keys <= set(record):
@@ -98,6 +98,31 @@ def bitten(record: Dict) -> List[str]:
         key
         for key, entry in record["models"].items()
         if any(r[1:] == ("unpatched", "fails with #22309") for r in outcome_rows(entry))
+    )
+
+
+def impact(record: Dict) -> Optional[str]:
+    """The counts the cherry-pick's reason cites, None if nothing is bitten:
+    of the models exported, those #22309 bites unpatched; of those, the ones
+    the backport lowers through every partitioner #22309 bit."""
+    models, hit = record["models"], bitten(record)
+    if not hit:
+        return None
+    exported = [e for e in models.values() if e["export"]["outcome"] == "exports"]
+    fixed = [
+        key
+        for key in hit
+        if all(
+            h.get("backport", {}).get("outcome") == LOWERS
+            for h in models[key]["lowerings"].values()
+            if h.get("unpatched", {}).get("outcome") == BITTEN
+        )
+    ]
+    zoos = " and ".join(sorted(record["selection"]))
+    version = record["made_from"]["versions"]["executorch"]
+    return (
+        f"a survey on {version}: of {len(exported)} {zoos} models that export,"
+        f" {len(hit)} fail with #22309 and {len(fixed)} of them lower with the fix"
     )
 
 

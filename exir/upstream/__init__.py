@@ -3,6 +3,6 @@
 the job's commands (``cli``). Which fixes are wrong is judged by test data
 outside the package (test/upstream/judging/).
 
-May import ``shared`` and its own sub-jobs; never ``backport`` or
-``diagnosis``.
+May import ``shared``, its own sub-jobs and ``survey`` (the counts
+``cherry_pick`` cites); never ``backport`` or ``diagnosis``.
 """

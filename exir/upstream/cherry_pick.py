@@ -21,7 +21,9 @@ conflict there (the Buck target lives in ``TARGETS``), so the release/1.4
 PR comes from ``patch --tree``, with the comment the bot would have posted.
 """
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from ..shared.release_table import (
@@ -30,6 +32,7 @@ from ..shared.release_table import (
     load,
     regressions_into,
 )
+from ..survey import record as survey_record
 
 TO_FILL = "<to be filled by the person who opens it>"
 
@@ -74,8 +77,27 @@ def _link(value: Optional[str]) -> str:
     return value
 
 
-def reason(table: Dict[str, object], onto: str) -> str:
-    """The one line posted beside the bot command."""
+def surveyed(path: str, onto: str) -> str:
+    """The counts of the survey recorded at ``path``, if it is of a release
+    of ``onto``'s line and #22309 bit in it."""
+    try:
+        record = survey_record.load(Path(path)) if path else None
+        if record is None:
+            raise FileNotFoundError("no such file")
+        said = survey_record.impact(record)
+        version = str(record["made_from"]["versions"]["executorch"])
+    except (ValueError, OSError, LookupError, TypeError, AttributeError) as error:
+        why = f"{type(error).__name__}: {error}"
+        raise CherryPickRefused(f"--survey {path!r}: {why}") from None
+    if not re.fullmatch(re.escape(onto.split("/")[-1]) + r"\.\d+", version):
+        raise CherryPickRefused(f"--survey {path!r} is of {version}, not of {onto}")
+    if said is None:
+        raise CherryPickRefused(f"--survey {path!r}: no model failed with #22309")
+    return said
+
+
+def reason(table: Dict[str, object], onto: str, impact: Optional[str] = None) -> str:
+    """The one line posted beside the bot command; ``impact``: a survey's."""
     first, last = bitten_range(table)
     regressed = regressions_into(table, _line(onto))
     why = (
@@ -87,8 +109,8 @@ def reason(table: Dict[str, object], onto: str) -> str:
         f"Why ({why}): lowering aborts with a fake mode mismatch when a"
         " partitioner delegates a subgraph whose only inputs are lifted"
         " constants (on 1.5.1, Vulkan and WebGPU did, for #22309's sine table;"
-        " #22891 reports DINOv2 on WebGPU); outside the tests, the change is to"
-        " _ExportPassBase.call alone."
+        f" #22891 reports DINOv2 on WebGPU{'; ' + impact if impact else ''});"
+        " outside the tests, the change is to _ExportPassBase.call alone."
     )
 
 
@@ -120,6 +142,7 @@ def request(
     trunk_pr: Optional[str] = None,
     release_pr: Optional[str] = None,
     table: Optional[Dict[str, object]] = None,
+    survey: Optional[str] = None,
 ) -> str:
     branch = RELEASE_BRANCHES.get(onto)
     if branch is None:
@@ -136,6 +159,7 @@ def request(
         raise CherryPickRefused(
             "--tracker needs --trunk-pr: the landed change the release PR picks"
         )
+    impact = surveyed(survey, onto) if survey is not None else None
     table = table or load()
     category = cherry_pick_category(table, onto)
     if branch.closed and tracker is None:
@@ -153,7 +177,7 @@ def request(
                 "On the landed trunk PR:",
                 "",
                 f"@pytorchbot cherry-pick --onto {onto} -c {category} --fixes #22309",
-                reason(table, onto),
+                reason(table, onto, impact),
                 "",
             ]
         )

@@ -112,7 +112,8 @@ def _cherry_pick(args: argparse.Namespace) -> int:
     from .cherry_pick import CherryPickRefused, request
 
     try:
-        print(request(args.onto, args.tracker, args.trunk_pr, args.release_pr), end="")
+        pr = (args.trunk_pr, args.release_pr)
+        print(request(args.onto, args.tracker, *pr, survey=args.survey), end="")
     except CherryPickRefused as refusal:
         return refuse("cherry-pick", refusal)
     return EXIT_OK
@@ -163,5 +164,8 @@ def add_commands(
         "--release-pr",
         metavar="URL|NUMBER",
         help="with --tracker: the release-branch PR",
+    )
+    cherry_pick.add_argument(
+        "--survey", metavar="RECORD", help="a survey's record: its counts in the reason"
     )
     cherry_pick.set_defaults(run=_cherry_pick)

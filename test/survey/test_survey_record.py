@@ -169,6 +169,47 @@ def test_a_model_that_fails_to_export_is_said_not_to_export() -> None:
     assert entry["export"]["error"] == "export: GuardOnDataDependentSymNode"
 
 
+def _lowered(unpatched: str, backport: str = "") -> dict:
+    hows = {"unpatched": {"outcome": unpatched}}
+    return {**hows, "backport": {"outcome": backport}} if backport else hows
+
+
+def test_the_impact_counts_exported_models_and_fixes_through_every_bite() -> None:
+    bit, lowers = outcomes.BITTEN, outcomes.LOWERS
+    exported = {"outcome": "exports"}
+    models = {
+        "timm/a": {"export": exported, "lowerings": {"vulkan": _lowered(lowers)}},
+        "timm/fixed": {
+            "export": exported,
+            "lowerings": {
+                "vulkan": _lowered(bit, lowers),
+                "webgpu": _lowered(bit, lowers),
+            },
+        },
+        # The backport lowers through Vulkan, not WebGPU; and not measured.
+        "timm/half": {
+            "export": exported,
+            "lowerings": {
+                "vulkan": _lowered(bit, lowers),
+                "webgpu": _lowered(bit, bit),
+            },
+        },
+        "timm/unmeasured": {"export": exported, "lowerings": {"vulkan": _lowered(bit)}},
+        "timm/b": {"export": {"outcome": outcomes.DOES_NOT_EXPORT}, "lowerings": {}},
+    }
+    record = {
+        "models": models,
+        "selection": {"timm": {}, "torchvision": {}},
+        "made_from": {"versions": {"executorch": "1.5.1"}},
+    }
+    assert records.impact(record) == (
+        "a survey on 1.5.1: of 4 timm and torchvision models that export,"
+        " 3 fail with #22309 and 1 of them lower with the fix"
+    )
+    del models["timm/fixed"], models["timm/half"], models["timm/unmeasured"]
+    assert records.impact(record) is None
+
+
 def test_a_failure_is_22309_by_its_assertion_text_alone() -> None:
     text = "fake mode (FakeTensorMode) from tracing context 0 doesn't match mode"
     assert outcomes.of_failure(["RuntimeError: wrapped", text])["outcome"] == (

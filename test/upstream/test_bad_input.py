@@ -362,6 +362,22 @@ def test_cherry_pick_options_that_do_not_fit_are_refused() -> None:
     assert stdout == ""
 
 
+def test_cherry_pick_refuses_a_survey_it_cannot_cite(tmp_path: Path) -> None:
+    survey = Path(__file__).resolve().parents[1] / "survey" / "survey.json"
+    unbitten = json.loads(survey.read_text())
+    unbitten["models"] = {}
+    (tmp_path / "unbitten.json").write_text(json.dumps(unbitten))
+    (tmp_path / "deep.json").write_text("[" * 100000)
+    for onto, path, message in [
+        ("release/1.4", survey, "is of 1.5.1, not of release/1.4"),
+        ("release/1.5", tmp_path / "unbitten.json", "no model failed with #22309"),
+        ("release/1.5", tmp_path / "deep.json", "cannot be read as JSON"),
+        ("release/1.5", tmp_path / "none.json", "no such file"),
+    ]:
+        refusal, stdout = _refusal("cherry-pick", "--onto", onto, "--survey", str(path))
+        assert message in refusal and stdout == "", refusal
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

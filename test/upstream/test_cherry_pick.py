@@ -1,15 +1,18 @@
 """``cherry-pick --onto``: the bot's command and one line of reason for
 release/1.5, with the category the committed release table gives, and that
-1.5.1 has shipped; for
+1.5.1 has shipped, and with --survey the survey's counts; for
 release/1.4, that its tracker is closed, or, for a reopened one, the
 branch's own PR, made with --pick-of, and the tracker comment."""
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from exportpass_fix.shared import release_table
+from exportpass_fix.survey import record as survey_record
 from exportpass_fix.upstream.cherry_pick import request, TO_FILL
 
 pytestmark = pytest.mark.once
@@ -53,6 +56,16 @@ def test_release_1_5_gets_the_bot_command_and_one_line_of_reason() -> None:
     assert "Vulkan and WebGPU did, for #22309's sine table" in reason
     assert "#22891 reports DINOv2 on WebGPU" in reason
     assert all(len(line) <= 100 for line in lines if line != reason)
+
+
+def test_a_surveys_counts_join_the_reason_within_its_parentheses() -> None:
+    survey = Path(__file__).resolve().parents[1] / "survey" / "survey.json"
+    lines = _cherry_pick("--onto", "release/1.5", "--survey", str(survey)).splitlines()
+
+    (reason,) = [line for line in lines if line.startswith("Why (")]
+    impact = survey_record.impact(json.loads(survey.read_text()))
+    assert impact is not None and impact.startswith("a survey on 1.5.1: of ")
+    assert f"#22891 reports DINOv2 on WebGPU; {impact});" in reason
 
 
 def test_the_category_follows_the_table() -> None:
