@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 
 from ..shared.report import text_table
 from .lower_one import RTOL
-from .outcomes import BITTEN, LOWERS, outcome_rows
+from .outcomes import BITTEN, DOES_NOT_EXPORT, LOWERS, outcome_rows
 
 PACKAGE = Path(__file__).resolve().parent.parent
 DECIDING = (
@@ -101,14 +101,22 @@ def bitten(record: Dict) -> List[str]:
     )
 
 
+def _unpatched_vulkan(entry: Dict) -> Optional[str]:
+    """The outcome through Vulkan unpatched (a model's that did not export)."""
+    found = [
+        o for p, how, o in outcome_rows(entry) if p == "vulkan" and how != "backport"
+    ]
+    return found[0] if found else None
+
+
 def impact(record: Dict) -> Optional[str]:
     """The counts the cherry-pick's reason cites, None if nothing is bitten:
-    of the models exported, those #22309 bites unpatched; of those, the ones
-    the backport lowers through every partitioner #22309 bit."""
-    models, hit = record["models"], bitten(record)
+    the models #22309 bites unpatched, and of those the ones the backport
+    lowers through every partitioner it bit; those that do not export; the
+    rest that do not lower through Vulkan unpatched."""
+    models, hit, names = record["models"], bitten(record), selected(record)
     if not hit:
         return None
-    exported = [e for e in models.values() if e["export"]["outcome"] == "exports"]
     fixed = [
         key
         for key in hit
@@ -118,11 +126,17 @@ def impact(record: Dict) -> Optional[str]:
             if h.get("unpatched", {}).get("outcome") == BITTEN
         )
     ]
-    zoos = " and ".join(sorted(record["selection"]))
-    version = record["made_from"]["versions"]["executorch"]
+    vulkan = {key: _unpatched_vulkan(entry) for key, entry in models.items()}
+    unexported = [key for key, said in vulkan.items() if said == DOES_NOT_EXPORT]
+    lowers = [key for key, said in vulkan.items() if said == LOWERS]
+    other = len(models) - len(hit) - len(unexported) - len(lowers)
+    zoos = " and ".join(sorted({key.split("/")[0] for key in models}))
+    done = f"{len(models)}" + (f" of {len(names)}" if len(models) < len(names) else "")
     return (
-        f"a survey on {version}: of {len(exported)} {zoos} models that export,"
-        f" {len(hit)} fail with #22309 and {len(fixed)} of them lower with the fix"
+        f"a {record['made_from']['versions']['executorch']} survey of {done} {zoos}"
+        f" models: {len(hit)} fail with #22309 ({len(fixed)} of {len(hit)} lower"
+        f" with the fix), {len(unexported)} do not export, {other} fail otherwise or"
+        " at the survey's limits"
     )
 
 

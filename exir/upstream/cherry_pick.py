@@ -87,10 +87,10 @@ def surveyed(path: str, onto: str) -> str:
         said = survey_record.impact(record)
         version = str(record["made_from"]["versions"]["executorch"])
     except (ValueError, OSError, LookupError, TypeError, AttributeError) as error:
-        why = f"{type(error).__name__}: {error}"
+        why = " ".join(f"{type(error).__name__}: {error}".split())  # one line
         raise CherryPickRefused(f"--survey {path!r}: {why}") from None
     if not re.fullmatch(re.escape(onto.split("/")[-1]) + r"\.\d+", version):
-        raise CherryPickRefused(f"--survey {path!r} is of {version}, not of {onto}")
+        raise CherryPickRefused(f"--survey {path!r} is of {version!r}, not {onto}")
     if said is None:
         raise CherryPickRefused(f"--survey {path!r}: no model failed with #22309")
     return said
@@ -159,6 +159,8 @@ def request(
         raise CherryPickRefused(
             "--tracker needs --trunk-pr: the landed change the release PR picks"
         )
+    if survey is not None and branch.build_file != MAIN_BUILD_FILE:
+        raise CherryPickRefused(f"--survey: what {onto} gets has no reason to cite it")
     impact = surveyed(survey, onto) if survey is not None else None
     table = table or load()
     category = cherry_pick_category(table, onto)

@@ -174,39 +174,41 @@ def _lowered(unpatched: str, backport: str = "") -> dict:
     return {**hows, "backport": {"outcome": backport}} if backport else hows
 
 
-def test_the_impact_counts_exported_models_and_fixes_through_every_bite() -> None:
-    bit, lowers = outcomes.BITTEN, outcomes.LOWERS
-    exported = {"outcome": "exports"}
-    models = {
-        "timm/a": {"export": exported, "lowerings": {"vulkan": _lowered(lowers)}},
-        "timm/fixed": {
-            "export": exported,
-            "lowerings": {
-                "vulkan": _lowered(bit, lowers),
-                "webgpu": _lowered(bit, lowers),
-            },
+def test_the_impact_counts_bites_fixes_through_every_bite_and_the_rest() -> None:
+    bit, lowers, other = outcomes.BITTEN, outcomes.LOWERS, outcomes.OTHER
+    lowerings = {
+        "lowers": {"vulkan": _lowered(lowers)},
+        # Fixed: the backport lowers through each partitioner #22309 bit.
+        "fixed": {
+            "vulkan": _lowered(bit, lowers),
+            "webgpu": _lowered(bit, lowers),
+            "xnnpack": _lowered(lowers, other),
         },
-        # The backport lowers through Vulkan, not WebGPU; and not measured.
-        "timm/half": {
-            "export": exported,
-            "lowerings": {
-                "vulkan": _lowered(bit, lowers),
-                "webgpu": _lowered(bit, bit),
-            },
-        },
-        "timm/unmeasured": {"export": exported, "lowerings": {"vulkan": _lowered(bit)}},
-        "timm/b": {"export": {"outcome": outcomes.DOES_NOT_EXPORT}, "lowerings": {}},
+        "webgpu_only": {"vulkan": _lowered(other), "webgpu": _lowered(bit, lowers)},
+        # Not fixed: through one of two; not measured.
+        "half": {"vulkan": _lowered(bit, lowers), "webgpu": _lowered(bit, other)},
+        "unmeasured": {"vulkan": _lowered(bit)},
+        "fails": {"vulkan": _lowered(other)},
     }
+    models = {
+        f"timm/{name}": {"export": {"outcome": "exports"}, "lowerings": hows}
+        for name, hows in lowerings.items()
+    }
+    for name, outcome in [("a", "does not export"), ("b", "does not export")]:
+        models[f"timm/{name}"] = {"export": {"outcome": outcome}, "lowerings": {}}
+    models["timm/slow"] = {"export": {"outcome": "timed out"}, "lowerings": {}}
+    names = [key.split("/")[1] for key in models] + ["not_yet"]
     record = {
         "models": models,
-        "selection": {"timm": {}, "torchvision": {}},
+        "selection": {"timm": {"models": [{"name": name} for name in names]}},
         "made_from": {"versions": {"executorch": "1.5.1"}},
     }
     assert records.impact(record) == (
-        "a survey on 1.5.1: of 4 timm and torchvision models that export,"
-        " 3 fail with #22309 and 1 of them lower with the fix"
+        "a 1.5.1 survey of 9 of 10 timm models: 4 fail with #22309 (2 of 4 lower"
+        " with the fix), 2 do not export, 2 fail otherwise or at the survey's limits"
     )
-    del models["timm/fixed"], models["timm/half"], models["timm/unmeasured"]
+    for name in ("fixed", "webgpu_only", "half", "unmeasured"):
+        del models[f"timm/{name}"]
     assert records.impact(record) is None
 
 

@@ -368,8 +368,16 @@ def test_cherry_pick_refuses_a_survey_it_cannot_cite(tmp_path: Path) -> None:
     unbitten["models"] = {}
     (tmp_path / "unbitten.json").write_text(json.dumps(unbitten))
     (tmp_path / "deep.json").write_text("[" * 100000)
+    nightly = json.loads(survey.read_text())
+    nightly["made_from"]["versions"]["executorch"] = "1.5.0.dev20260101"
+    (tmp_path / "nightly.json").write_text(json.dumps(nightly))
     for onto, path, message in [
-        ("release/1.4", survey, "is of 1.5.1, not of release/1.4"),
+        ("release/1.4", survey, "what release/1.4 gets has no reason to cite it"),
+        (
+            "release/1.5",
+            tmp_path / "nightly.json",
+            "'1.5.0.dev20260101', not release/1.5",
+        ),
         ("release/1.5", tmp_path / "unbitten.json", "no model failed with #22309"),
         ("release/1.5", tmp_path / "deep.json", "cannot be read as JSON"),
         ("release/1.5", tmp_path / "none.json", "no such file"),

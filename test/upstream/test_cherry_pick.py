@@ -64,7 +64,7 @@ def test_a_surveys_counts_join_the_reason_within_its_parentheses() -> None:
 
     (reason,) = [line for line in lines if line.startswith("Why (")]
     impact = survey_record.impact(json.loads(survey.read_text()))
-    assert impact is not None and impact.startswith("a survey on 1.5.1: of ")
+    assert impact is not None and impact.startswith("a 1.5.1 survey of ")
     assert f"#22891 reports DINOv2 on WebGPU; {impact});" in reason
 
 
