@@ -110,11 +110,13 @@ def _unpatched_vulkan(entry: Dict) -> Optional[str]:
 
 
 def impact(record: Dict) -> Optional[str]:
-    """The counts the cherry-pick's reason cites, None if nothing is bitten:
-    the models #22309 bites unpatched, and of those the ones the backport
-    lowers through every partitioner it bit; those that do not export; the
-    rest that do not lower through Vulkan unpatched."""
-    models, hit, names = record["models"], bitten(record), selected(record)
+    """The counts the cherry-pick's reason cites, through Vulkan unpatched
+    (None if #22309 bites none): the models it bites, and of those the ones
+    the backport lowers through every partitioner #22309 bit; those that do
+    not export; the rest that do not lower."""
+    models, names = record["models"], selected(record)
+    vulkan = {key: _unpatched_vulkan(entry) for key, entry in models.items()}
+    hit = [key for key, said in vulkan.items() if said == BITTEN]
     if not hit:
         return None
     fixed = [
@@ -126,7 +128,6 @@ def impact(record: Dict) -> Optional[str]:
             if h.get("unpatched", {}).get("outcome") == BITTEN
         )
     ]
-    vulkan = {key: _unpatched_vulkan(entry) for key, entry in models.items()}
     unexported = [key for key, said in vulkan.items() if said == DOES_NOT_EXPORT]
     lowers = [key for key, said in vulkan.items() if said == LOWERS]
     other = len(models) - len(hit) - len(unexported) - len(lowers)
@@ -134,9 +135,9 @@ def impact(record: Dict) -> Optional[str]:
     done = f"{len(models)}" + (f" of {len(names)}" if len(models) < len(names) else "")
     return (
         f"a {record['made_from']['versions']['executorch']} survey of {done} {zoos}"
-        f" models: {len(hit)} fail with #22309 ({len(fixed)} of {len(hit)} lower"
-        f" with the fix), {len(unexported)} do not export, {other} fail otherwise or"
-        " at the survey's limits"
+        f" models through Vulkan: {len(hit)} fail with #22309 ({len(fixed)} of"
+        f" {len(hit)} lower with the fix), {len(unexported)} do not export,"
+        f" {other} fail otherwise or at the survey's limits"
     )
 
 

@@ -36,18 +36,29 @@ def render(record: Dict, survey: Dict) -> str:
     counted = {kind: 0 for kind in ("table", "call site", "neither")}
     for points_at in sources.values():
         counted[points_at] += 1
-    folded = [c["check"].get("folded") for c in checks.values() if c["why"] == "bitten"]
+    folded = {
+        why: [c["check"].get("folded") for c in checks.values() if c["why"] == why]
+        for why in ("bitten", "drawn")
+    }
+    lowers = {why: folded[why].count(outcomes.LOWERS) for why in folded}
+    drawn_lines = {
+        (key.split()[0], s["file"], s["line"])
+        for key, c in checks.items()
+        if c["why"] == "drawn"
+        for s in c["where"]
+    }
     said = (
         f"check on {len(drawn)} drawn unbitten models (seed {record['seed']},"
         f" Vulkan): {', '.join(drawn) or 'none'}; and on {len(met)} of the"
         f" {len(bitten)} bitten (each biting partitioner; below). It agrees with the survey,"
         " unpatched and with the backport, on"
         f" {sum(c['agrees'] for c in checks.values())} of {len(checks)}. Of"
-        f' the {len(sources)} source lines its "where" names,'
+        f' the {len(sources)} source lines its "where" names for the bitten,'
         f" {counted['table']} compute the table, {counted['call site']} are"
-        f" its call site in forward, {counted['neither']} neither. Folded"
-        f" first, unpatched: {folded.count(outcomes.LOWERS)} of {len(folded)}"
-        " bitten checks lower."
+        f" its call site in forward, {counted['neither']} neither; it names"
+        f" {len(drawn_lines)} for the drawn. Folded first, unpatched:"
+        f" {lowers['bitten']} of {len(folded['bitten'])} bitten checks lower,"
+        f" and {lowers['drawn']} of {len(folded['drawn'])} drawn ones."
     )
     lines = textwrap.wrap(said, 100)
     for key in bitten:

@@ -59,7 +59,7 @@ def _pivot(record: Dict) -> List[List[str]]:
                     for o in outcomes.OUTCOMES
                     if found[(zoo, partitioner, how, o)]
                 )
-                or "none"
+                or "not run"
                 for how in HOWS
             ]
             rows.append([zoo, partitioner, *cells])

@@ -132,6 +132,9 @@ def test_the_rendering_says_how_much_of_the_survey_it_covers(
     flat = " ".join(shown.split())
     assert f"of the {len(bitten)} bitten (each biting partitioner" in flat
     assert all(f"\n{key} (" in shown for key in bitten)
+    drawn = [c for c in record["checks"].values() if c["why"] == "drawn"]
+    folded = sum(c["check"].get("folded") == outcomes.LOWERS for c in drawn)
+    assert f"lower, and {folded} of {len(drawn)} drawn ones." in flat
     unmet = {**record, "checks": {}}
     unmet_flat = " ".join(check_render.render(unmet, survey).split())
     assert f"and on 0 of the {len(bitten)} bitten" in unmet_flat
