@@ -111,9 +111,9 @@ def _unpatched_vulkan(entry: Dict) -> Optional[str]:
 
 def impact(record: Dict) -> Optional[str]:
     """The counts the cherry-pick's reason cites, through Vulkan unpatched
-    (None if #22309 bites none): the models it bites, and of those the ones
-    the backport lowers through every partitioner #22309 bit; those that do
-    not export; the rest that do not lower."""
+    (None if #22309 bites none): those that lower; those it bites, and of
+    those the ones the backport lowers through every partitioner #22309 bit;
+    those that do not export; the rest."""
     models, names = record["models"], selected(record)
     vulkan = {key: _unpatched_vulkan(entry) for key, entry in models.items()}
     hit = [key for key, said in vulkan.items() if said == BITTEN]
@@ -131,11 +131,12 @@ def impact(record: Dict) -> Optional[str]:
     unexported = [key for key, said in vulkan.items() if said == DOES_NOT_EXPORT]
     lowers = [key for key, said in vulkan.items() if said == LOWERS]
     other = len(models) - len(hit) - len(unexported) - len(lowers)
-    zoos = " and ".join(sorted({key.split("/")[0] for key in models}))
+    zoos = " and ".join(sorted(record["selection"]))
     done = f"{len(models)}" + (f" of {len(names)}" if len(models) < len(names) else "")
     return (
         f"a {record['made_from']['versions']['executorch']} survey of {done} {zoos}"
-        f" models through Vulkan: {len(hit)} fail with #22309 ({len(fixed)} of"
+        f" models through Vulkan: {len(lowers)} lower, {len(hit)} fail with #22309"
+        f" ({len(fixed)} of"
         f" {len(hit)} lower with the fix), {len(unexported)} do not export,"
         f" {other} fail otherwise or at the survey's limits"
     )

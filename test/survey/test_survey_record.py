@@ -188,7 +188,7 @@ def test_the_impact_counts_bites_fixes_through_every_bite_and_the_rest() -> None
         # Not fixed: through one of two; not measured.
         "half": {"vulkan": _lowered(bit, lowers), "webgpu": _lowered(bit, other)},
         "unmeasured": {"vulkan": _lowered(bit)},
-        "fails": {"vulkan": _lowered(other)},
+        "fails": {"vulkan": _lowered(other), "xnnpack": _lowered(lowers)},
     }
     models = {
         f"timm/{name}": {"export": {"outcome": "exports"}, "lowerings": hows}
@@ -200,14 +200,17 @@ def test_the_impact_counts_bites_fixes_through_every_bite_and_the_rest() -> None
     names = [key.split("/")[1] for key in models] + ["not_yet"]
     record = {
         "models": models,
-        "selection": {"timm": {"models": [{"name": name} for name in names]}},
-        "made_from": {"versions": {"executorch": "1.5.1"}},
+        "selection": {
+            "torchvision": {"models": [{"name": "alexnet"}]},
+            "timm": {"models": [{"name": name} for name in names]},
+        },
+        "made_from": {"versions": {"executorch": "1.5.2"}},
     }
     # webgpu_only is bitten, but not through Vulkan: it fails otherwise there.
     assert records.impact(record) == (
-        "a 1.5.1 survey of 9 of 10 timm models through Vulkan: 3 fail with #22309"
-        " (1 of 3 lower with the fix), 2 do not export, 3 fail otherwise or at the"
-        " survey's limits"
+        "a 1.5.2 survey of 9 of 11 timm and torchvision models through Vulkan:"
+        " 1 lower, 3 fail with #22309 (1 of 3 lower with the fix), 2 do not export,"
+        " 3 fail otherwise or at the survey's limits"
     )
     for name in ("fixed", "half", "unmeasured"):
         del models[f"timm/{name}"]
