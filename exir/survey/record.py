@@ -136,9 +136,8 @@ def impact(record: Dict) -> Optional[str]:
     return (
         f"a {record['made_from']['versions']['executorch']} survey of {done} {zoos}"
         f" models through Vulkan: {len(lowers)} lower, {len(hit)} fail with #22309"
-        f" ({len(fixed)} of"
-        f" {len(hit)} lower with the fix), {len(unexported)} do not export,"
-        f" {other} fail otherwise or at the survey's limits"
+        f" ({len(fixed)} of {len(hit)} lower with the fix), {len(unexported)} do not"
+        f" export, {other} fail otherwise or at the survey's limits"
     )
 
 

@@ -18,6 +18,17 @@ def _op(node: str) -> str:
     return re.sub(r"_(default|tensor|start_step|scalar|int|copy_default)$", "", name)
 
 
+def _lines(checks: Dict, why: str) -> Dict[tuple, str]:
+    """(model, file, line) -> what it points at, for the checks made ``why``:
+    each model's line counted once, whichever partitioners it was checked through."""
+    return {
+        (key.split()[0], s["file"], s["line"]): s["points_at"]
+        for key, c in checks.items()
+        if c["why"] == why
+        for s in c["where"]
+    }
+
+
 def render(record: Dict, survey: Dict) -> str:
     """Check against the survey, for docs/check.md: what was compared and
     whether it agreed, where "where" points, then each bitten model with
@@ -26,13 +37,7 @@ def render(record: Dict, survey: Dict) -> str:
     bitten = records.bitten(survey)
     met = sorted({key.split()[0] for key, c in checks.items() if c["why"] == "bitten"})
     drawn = sorted({key.split()[0] for key, c in checks.items() if c["why"] == "drawn"})
-    # Each bitten model's line counted once, whichever partitioners bit.
-    sources = {
-        (key.split()[0], s["file"], s["line"]): s["points_at"]
-        for key, c in checks.items()
-        if c["why"] == "bitten"
-        for s in c["where"]
-    }
+    sources = _lines(checks, "bitten")
     counted = {kind: 0 for kind in ("table", "call site", "neither")}
     for points_at in sources.values():
         counted[points_at] += 1
@@ -41,12 +46,7 @@ def render(record: Dict, survey: Dict) -> str:
         for why in ("bitten", "drawn")
     }
     lowers = {why: folded[why].count(outcomes.LOWERS) for why in folded}
-    drawn_lines = {
-        (key.split()[0], s["file"], s["line"])
-        for key, c in checks.items()
-        if c["why"] == "drawn"
-        for s in c["where"]
-    }
+    drawn_lines = _lines(checks, "drawn")
     said = (
         f"check on {len(drawn)} drawn unbitten models (seed {record['seed']},"
         f" Vulkan): {', '.join(drawn) or 'none'}; and on {len(met)} of the"

@@ -37,12 +37,16 @@ def test_the_generated_page_is_the_records_markdown(record: dict) -> None:
     ), "docs/survey.md is not the record's: python test/record_output.py --update"
 
 
+def _surveyed_rows(text: str) -> str:
+    """The section of the page's markdown that has a row per model."""
+    return text.split("## Every model surveyed")[1].split("\n## ")[0]
+
+
 def test_the_page_has_a_row_per_model_surveyed_and_names_the_rest(
     record: dict,
 ) -> None:
     text = page.markdown(record)
-    table = text.split("## Every model surveyed")[1].split("\n## ")[0]
-    rows = [line.split(" | ")[0][2:] for line in table.splitlines()]
+    rows = [line.split(" | ")[0][2:] for line in _surveyed_rows(text).splitlines()]
     left = text.split("## Not yet surveyed\n\n")[1].strip()
     left = [] if left == "None." else left.split(", ")
 
@@ -72,22 +76,18 @@ def test_the_summary_is_the_records_counts_and_coverage(record: dict) -> None:
     assert shown.startswith(f"{n} of {total} models surveyed (timm: ")
 
 
-def _surveyed_rows(record: dict) -> str:
-    return page.markdown(record).split("## Every model surveyed")[1].split("\n## ")[0]
-
-
 def test_a_grown_record_renders_its_new_counts(record: dict) -> None:
     grown = copy.deepcopy(record)
     key = records.selected(record)[0]
     del grown["models"][key]  # not surveyed yet; then surveyed, and bitten
-    assert key not in _surveyed_rows(grown)
+    assert key not in _surveyed_rows(page.markdown(grown))
     assert page.summary(grown).startswith(f"{len(record['models']) - 1} of ")
     grown["models"][key] = {
         "export": {"outcome": "exports"},
         "lowerings": {"vulkan": {"unpatched": {"outcome": outcomes.BITTEN}}},
     }
 
-    assert key in _surveyed_rows(grown)
+    assert key in _surveyed_rows(page.markdown(grown))
     assert key in records.bitten(grown)
     assert page.summary(grown).startswith(f"{len(record['models'])} of ")
 
